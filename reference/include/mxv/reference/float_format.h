@@ -5,7 +5,9 @@
 // headers): it is proven against the CUDA 13.0 header host code over all 2^32 fp32 inputs.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -28,6 +30,7 @@ struct FloatFormat {
   bool has_zero;  // E8M0 has no zero: code 0x00 is 2^-127
 
   constexpr int bits() const { return (is_signed ? 1 : 0) + exponent_bits + mantissa_bits; }
+  friend constexpr bool operator==(const FloatFormat&, const FloatFormat&) = default;
 };
 
 // E2M1 (FP4): s ee m, bias 1; values 0, .5, 1, 1.5, 2, 3, 4, 6; no Inf, no NaN; 0x8 is -0.
@@ -64,8 +67,26 @@ std::uint8_t encode(const FloatFormat& format, float x, ConvertMode mode = {});
 /// bf16 / fp16 bits -> code: widen exactly to fp32, then encode (never an intermediate rounding).
 std::uint8_t encode_bf16(const FloatFormat& format, std::uint16_t bits, ConvertMode mode = {});
 std::uint8_t encode_fp16(const FloatFormat& format, std::uint16_t bits, ConvertMode mode = {});
-/// code -> fp32, exact. E8M0 0x00 decodes to 2^-127, an fp32 subnormal.
+/// code -> fp32, exact. E8M0 0x00 decodes to 2^-127, an fp32 subnormal. NaN codes give a quiet
+/// NaN. A code the format does not have (E2M1 above 0xF, UE4M3 with bit 7 set) throws.
 float decode(const FloatFormat& format, std::uint8_t code, Dialect dialect = Dialect::kCuda);
+
+/// Batch forms: one mode check, then a tight loop (>= 1e9 values/s per core; see
+/// reference/bench/encode_benchmark.cpp). `out` must be at least as long as `in` (throws).
+void encode(const FloatFormat& format, std::span<const float> in, std::span<std::uint8_t> out,
+            ConvertMode mode = {});
+void encode_bf16(const FloatFormat& format, std::span<const std::uint16_t> in,
+                 std::span<std::uint8_t> out, ConvertMode mode = {});
+void encode_fp16(const FloatFormat& format, std::span<const std::uint16_t> in,
+                 std::span<std::uint8_t> out, ConvertMode mode = {});
+/// Encodes the fp32 bit patterns first, first+1, ..., first+out.size()-1 (exhaustive sweeps).
+/// The patterns must not run past 0xFFFFFFFF (throws).
+void encode_fp32_pattern_range(const FloatFormat& format, std::uint32_t first,
+                               std::span<std::uint8_t> out, ConvertMode mode = {});
+/// Decodes every code; a code the format does not have (wider than its bits, or the sign bit
+/// of an unsigned format) throws, naming the index.
+void decode(const FloatFormat& format, std::span<const std::uint8_t> in, std::span<float> out,
+            Dialect dialect = Dialect::kCuda);
 
 /// Parse "e2m1" / "e4m3" / "ue4m3" / "e8m0", "nearest-even" / "toward-zero" / "up",
 /// "finite" / "none", "cuda" / "ml_dtypes" / "torch"; throw std::invalid_argument otherwise.

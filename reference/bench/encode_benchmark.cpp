@@ -1,0 +1,139 @@
+// Encode throughput of the format models (issue 2 "Performance": goal >= 1e9 conversions/s on
+// one core) per format and mode, and of the CUDA 13.0 header host functions on the same inputs
+// (when the headers were found at configure time), so BENCHMARKS.md can record the ratio.
+// Inputs: 2^20 fp32 values, x = n * 2^u with n standard normal and u uniform in [-10, 10]
+// (covers subnormal, normal and overflow ranges of E4M3/E2M1/E8M0), fixed seed 20240501
+// (override with MXV_BENCH_SEED). Items processed = conversions; Google Benchmark prints items/s.
+#include <benchmark/benchmark.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "mxv/reference/float_format.h"
+
+#if MXV_HAVE_CUDA_FP_HEADERS
+#include <cuda_fp4.h>
+#include <cuda_fp8.h>
+#endif
+
+namespace {
+
+using mxv::ConvertMode;
+using mxv::Dialect;
+using mxv::Rounding;
+using mxv::Saturation;
+
+const std::vector<float>& inputs() {
+  static const std::vector<float> xs = [] {
+    unsigned seed = 20240501;
+    if (const char* s = std::getenv("MXV_BENCH_SEED")) seed = static_cast<unsigned>(std::atoi(s));
+    std::fprintf(stderr, "encode_benchmark: input seed %u (MXV_BENCH_SEED)\n", seed);
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    std::uniform_int_distribution<int> u(-10, 10);
+    std::vector<float> v(1u << 20);
+    for (float& x : v) x = std::ldexp(n(rng), u(rng));
+    return v;
+  }();
+  return xs;
+}
+
+void run_mxv(benchmark::State& state, const mxv::FloatFormat& f, ConvertMode mode) {
+  const std::vector<float>& xs = inputs();
+  std::vector<std::uint8_t> out(xs.size());
+  for (auto _ : state) {
+    mxv::encode(f, xs, out, mode);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(xs.size()));
+}
+
+constexpr ConvertMode kMode(Rounding r, Saturation s) { return {r, s, Dialect::kCuda}; }
+
+void BM_mxv_e4m3_rne_finite(benchmark::State& s) {
+  run_mxv(s, mxv::kE4M3, kMode(Rounding::kNearestEven, Saturation::kFinite));
+}
+void BM_mxv_e4m3_rne_none(benchmark::State& s) {
+  run_mxv(s, mxv::kE4M3, kMode(Rounding::kNearestEven, Saturation::kNone));
+}
+void BM_mxv_e2m1_rne(benchmark::State& s) {
+  run_mxv(s, mxv::kE2M1, kMode(Rounding::kNearestEven, Saturation::kFinite));
+}
+void BM_mxv_e2m1_rz(benchmark::State& s) {
+  run_mxv(s, mxv::kE2M1, kMode(Rounding::kTowardZero, Saturation::kFinite));
+}
+void BM_mxv_e8m0_rz_finite(benchmark::State& s) {
+  run_mxv(s, mxv::kE8M0, kMode(Rounding::kTowardZero, Saturation::kFinite));
+}
+void BM_mxv_e8m0_rp_finite(benchmark::State& s) {
+  run_mxv(s, mxv::kE8M0, kMode(Rounding::kUp, Saturation::kFinite));
+}
+void BM_mxv_e8m0_rp_none(benchmark::State& s) {
+  run_mxv(s, mxv::kE8M0, kMode(Rounding::kUp, Saturation::kNone));
+}
+void BM_mxv_e4m3_ml_dtypes(benchmark::State& s) {
+  run_mxv(s, mxv::kE4M3, {Rounding::kNearestEven, Saturation::kNone, Dialect::kMlDtypes});
+}
+BENCHMARK(BM_mxv_e4m3_rne_finite);
+BENCHMARK(BM_mxv_e4m3_rne_none);
+BENCHMARK(BM_mxv_e2m1_rne);
+BENCHMARK(BM_mxv_e2m1_rz);
+BENCHMARK(BM_mxv_e8m0_rz_finite);
+BENCHMARK(BM_mxv_e8m0_rp_finite);
+BENCHMARK(BM_mxv_e8m0_rp_none);
+BENCHMARK(BM_mxv_e4m3_ml_dtypes);
+
+#if MXV_HAVE_CUDA_FP_HEADERS
+template <class Fn>
+void run_header(benchmark::State& state, Fn fn) {
+  const std::vector<float>& xs = inputs();
+  std::vector<std::uint8_t> out(xs.size());
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < xs.size(); ++i) out[i] = fn(xs[i]);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(xs.size()));
+}
+void BM_header_e4m3_rne_finite(benchmark::State& s) {
+  run_header(s, [](float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3); });
+}
+void BM_header_e4m3_rne_none(benchmark::State& s) {
+  run_header(s, [](float x) { return __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E4M3); });
+}
+void BM_header_e2m1_rne(benchmark::State& s) {
+  run_header(s, [](float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest); });
+}
+void BM_header_e2m1_rz(benchmark::State& s) {
+  run_header(s, [](float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundZero); });
+}
+void BM_header_e8m0_rz_finite(benchmark::State& s) {
+  run_header(s, [](float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundZero); });
+}
+void BM_header_e8m0_rp_finite(benchmark::State& s) {
+  run_header(s,
+             [](float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundPosInf); });
+}
+void BM_header_e8m0_rp_none(benchmark::State& s) {
+  run_header(s, [](float x) { return __nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundPosInf); });
+}
+BENCHMARK(BM_header_e4m3_rne_finite);
+BENCHMARK(BM_header_e4m3_rne_none);
+BENCHMARK(BM_header_e2m1_rne);
+BENCHMARK(BM_header_e2m1_rz);
+BENCHMARK(BM_header_e8m0_rz_finite);
+BENCHMARK(BM_header_e8m0_rp_finite);
+BENCHMARK(BM_header_e8m0_rp_none);
+#endif
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,155 @@
+// Dialects: which modes each format supports, and what NaN, overflow, zero and negative inputs
+// become, in each implementation mxv models (SEMANTICS.md sections 2-3). Everything the generic
+// encode routine (small_float.h) needs is derived here, as one constant EncodeRules value per
+// (format, mode); the routine itself has no per-format or per-dialect code.
+//
+// cuda (default): CUDA 13.0 cuda_fp8.hpp / cuda_fp4.hpp host code and PTX cvt (identical)
+//   E4M3, UE4M3  nearest-even; satfinite (overflow and Inf -> +-max) or none (-> NaN 0x7F|s).
+//                NaN of either sign -> 0x7F (sign dropped).
+//   E2M1         nearest-even or toward-zero; always satfinite (E2M1 has no Inf/NaN).
+//                NaN of either sign -> 0x7 (+6); +-Inf -> +-6; -0 -> 0x8.
+//   E8M0         toward-zero (floor log2|x|) or up (ceil log2|x|); satfinite (-> 0xFE) or none
+//                (-> 0xFF). Sign ignored (works on |x|); +-0 and anything below 2^-127 -> 0x00;
+//                NaN -> 0xFF. There is no nearest mode (PTX has no cvt.rn...ue8m0).
+//   UE4M3        not in the headers; mxv's rule (the sign bit does not exist): -0 -> 0x00; a
+//                negative value that rounds to a nonzero magnitude is below the range [0, 448],
+//                so satfinite clamps it to 0x00 and non-saturating gives NaN 0x7F. NaN -> 0x7F.
+//
+// ml_dtypes (0.6, numpy astype from float32; established over all 2^32 inputs by
+// tests/reference/ml_dtypes_dialect_test.cpp): one behaviour per type, so one mode each.
+//   float8_e4m3fn   nearest-even, non-saturating: overflow and +-Inf -> NaN with the input's
+//                   sign (0x7F / 0xFF); NaN keeps its sign (0x7F / 0xFF).
+//   float4_e2m1fn   nearest-even, saturating (+-Inf -> +-6); +NaN -> 0x8, -NaN -> 0x0 (the NaN
+//                   is cast as if it were a signed zero of the opposite sign).
+//   float8_e8m0fnu  "nearest-even" decided on the fp32 fields: guard/round/sticky bits of the
+//                   mantissa, ties broken by the implicit bit. For normal inputs that bit is 1,
+//                   so every tie rounds up (3.0 -> 4.0, 0.75 -> 1.0); for fp32 subnormals it is
+//                   0 and any value above 2^-127 goes up to 0x01 (2^-126), even 1.1 * 2^-127.
+//                   Non-saturating (overflow, Inf -> 0xFF); +-0 and every negative input -> 0xFF
+//                   (NaN); at or below 2^-127 -> 0x00.
+//   (no UE4M3 type in ml_dtypes)
+//
+// torch (2.11 eager `.to(dtype)` on the CPU, c10/util/Float8_e4m3fn.h and Float8_e8m0fnu.h;
+// check on the GPU machine with tools/gpu/torch_dialect_check.py):
+//   float8_e4m3fn   nearest-even, non-saturating (before torch 2.13): |x| >= 480 or Inf -> NaN
+//                   0x7F|s; NaN -> 0x7F|s (sign kept).
+//   float8_e8m0fnu  c10 fp8e8m0fnu_from_fp32_value: the same field-based nearest as ml_dtypes
+//                   (ties up; fp32 subnormals above 2^-127 -> 0x01), non-saturating (rounding
+//                   past 0xFE, Inf and NaN -> 0xFF), but the sign bit is ignored (|x|) and
+//                   +-0 -> 0x00.
+//   (torch has no elementwise conversion to float4_e2m1fn_x2 and no UE4M3 dtype)
+#pragma once
+
+#include <cstdint>
+
+#include "mxv/reference/float_format.h"
+
+namespace mxv::detail {
+
+/// What an unsigned format does with a negative input.
+enum class NegativeRule : std::uint8_t {
+  kMagnitude,  // convert |x| (cuda E8M0, torch E8M0)
+  kNan,        // NaN (ml_dtypes E8M0)
+  kZeroOrNan,  // -0 -> 0; otherwise satfinite -> 0, non-saturating -> NaN (UE4M3)
+};
+
+/// Everything the generic encoder needs for one (format, mode). All public scalars: a
+/// structural type, usable as a template argument, so each mode compiles to its own tight loop.
+struct EncodeRules {
+  int mantissa_bits;
+  int bias;
+  int total_bits;
+  bool is_signed;
+  // fp32 exponent field of the format's smallest binade: 127 + (1 - bias) with subnormals,
+  // 127 - bias without a zero (E8M0, whose code 0 is 2^-bias).
+  int min_exponent_field;
+  int max_finite;  // largest finite magnitude code
+  Rounding rounding;
+  bool saturate;
+  std::uint8_t overflow_code;  // magnitude code of NaN, used when not saturating
+  std::uint8_t nan_positive;   // whole code for a NaN input with sign bit 0
+  std::uint8_t nan_negative;   // ... with sign bit 1
+  NegativeRule negative;
+  bool zero_is_nan;
+  // ml_dtypes / c10 E8M0: nearest decided on the fp32 fields, whose tie-break bit (the
+  // implicit bit) is 0 for fp32 subnormals, so those round up (see the dialect notes above).
+  bool subnormal_inputs_round_up;
+};
+
+/// Why `mode` is not supported for `format` (a string literal), or nullptr when it is.
+constexpr const char* unsupported_reason(const FloatFormat& format, ConvertMode mode) {
+  const bool rne = mode.rounding == Rounding::kNearestEven;
+  const bool up = mode.rounding == Rounding::kUp;
+  const bool finite = mode.saturation == Saturation::kFinite;
+  const bool e4m3 = format == kE4M3;
+  const bool ue4m3 = format == kUE4M3;
+  const bool e2m1 = format == kE2M1;
+  const bool e8m0 = format == kE8M0;
+  if (!(e4m3 || ue4m3 || e2m1 || e8m0)) return "format is not one of e2m1, e4m3, ue4m3, e8m0";
+  switch (mode.dialect) {
+    case Dialect::kCuda:
+      if ((e4m3 || ue4m3) && !rne) return "cuda e4m3/ue4m3 rounds only nearest-even";
+      if (e2m1 && up) return "cuda e2m1 rounds only nearest-even or toward-zero";
+      if (e2m1 && !finite) return "e2m1 has no NaN/Inf, so it always saturates (finite)";
+      if (e8m0 && rne) return "cuda e8m0 rounds only toward-zero (floor) or up (ceil)";
+      return nullptr;
+    case Dialect::kMlDtypes:
+      if (ue4m3) return "ml_dtypes has no ue4m3 type";
+      if (!rne) return "ml_dtypes astype rounds only nearest-even";
+      if (e2m1 && !finite) return "ml_dtypes float4_e2m1fn always saturates (finite)";
+      if ((e4m3 || e8m0) && finite) return "ml_dtypes float8 astype does not saturate (none)";
+      return nullptr;
+    case Dialect::kTorch:
+      if (e2m1) return "torch has no elementwise conversion to float4_e2m1fn";
+      if (ue4m3) return "torch has no ue4m3 dtype";
+      if (e4m3 && !rne) return "torch float8_e4m3fn rounds only nearest-even";
+      if (e8m0 && !rne) return "torch float8_e8m0fnu rounds only nearest (ties up)";
+      if (finite) return "torch .to(float8) does not saturate (none)";
+      return nullptr;
+  }
+  return "unknown dialect";
+}
+
+/// The rules the generic encoder follows for (format, mode); mode must be supported.
+constexpr EncodeRules rules_for(const FloatFormat& format, ConvertMode mode) {
+  const int magnitude_bits = format.exponent_bits + format.mantissa_bits;
+  const int all_ones = (1 << magnitude_bits) - 1;
+  const bool has_nan = format.nan == NanEncoding::kAllOnes;
+  EncodeRules r{};
+  r.mantissa_bits = format.mantissa_bits;
+  r.bias = format.bias;
+  r.total_bits = format.bits();
+  r.is_signed = format.is_signed;
+  r.min_exponent_field = 127 - format.bias + (format.has_zero ? 1 : 0);
+  r.max_finite = has_nan ? all_ones - 1 : all_ones;
+  r.rounding = mode.rounding;
+  r.saturate = mode.saturation == Saturation::kFinite;
+  r.overflow_code = static_cast<std::uint8_t>(all_ones);
+  const auto sign_bit = static_cast<std::uint8_t>(format.is_signed ? 1 << magnitude_bits : 0);
+  const auto nan = static_cast<std::uint8_t>(has_nan ? all_ones : r.max_finite);
+  r.nan_positive = nan;
+  r.nan_negative = nan;
+  r.negative = format == kUE4M3 ? NegativeRule::kZeroOrNan : NegativeRule::kMagnitude;
+  r.zero_is_nan = false;
+  r.subnormal_inputs_round_up = false;
+  if (mode.dialect == Dialect::kMlDtypes) {
+    if (format == kE2M1) {
+      r.nan_positive = sign_bit;  // 0x8
+      r.nan_negative = 0;
+    } else {
+      r.nan_negative = static_cast<std::uint8_t>(nan | sign_bit);
+    }
+    if (format == kE8M0) {
+      r.negative = NegativeRule::kNan;
+      r.zero_is_nan = true;
+      r.subnormal_inputs_round_up = true;
+    }
+  }
+  if (mode.dialect == Dialect::kTorch) {
+    r.nan_negative = static_cast<std::uint8_t>(nan | sign_bit);
+    r.subnormal_inputs_round_up = format == kE8M0;
+  }
+  return r;
+}
+
+}  // namespace mxv::detail

@@ -1,0 +1,68 @@
+// The GPU's `rcp.approx.ftz.f32` (the reciprocal behind TensorRT-LLM's reciprocal_approximate_ftz),
+// modelled from a table captured on the GPU. SEMANTICS.md section 4: on an H200 it differs from
+// the correctly rounded reciprocal on 13.2% of normal inputs, always by +-1 ulp, and the
+// difference depends only on the input's 23-bit significand. So a 2^23-entry table of 2-bit
+// deltas (2 MiB) reproduces it exactly on a CPU; this file holds that table's format, loader
+// and the emulation. The table itself is captured by a later tool (`mxv golden capture`).
+//
+// File format (little-endian), version 1:
+//   offset  0: 8 bytes  magic "MXVRCPA1"
+//   offset  8: u32      version = 1
+//   offset 12: u32      entries = 2^23 (one per significand)
+//   offset 16: u32      bits per entry = 2
+//   offset 20: u32      reserved = 0
+//   offset 24: u64      FNV-1a 64 hash of the payload
+//   offset 32: 2^21 bytes payload: entry i in bits [2*(i%4), 2*(i%4)+1] of byte i/4;
+//              0b00 -> delta 0, 0b01 -> +1 ulp, 0b11 -> -1 ulp, 0b10 invalid.
+// Delta is applied to the bit pattern of the correctly rounded reciprocal of 1.significand.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mxv {
+
+class RcpApproxTable {
+ public:
+  static constexpr std::uint32_t kEntries = 1u << 23;
+  static constexpr std::size_t kHeaderBytes = 32;
+  static constexpr std::size_t kPayloadBytes = kEntries / 4;
+
+  /// From one delta per significand (each -1, 0 or +1; exactly kEntries of them). Throws
+  /// std::invalid_argument naming the first bad entry.
+  static RcpApproxTable from_deltas(std::span<const std::int8_t> deltas);
+  /// Reads a table file; throws std::invalid_argument naming the file and what is wrong with it
+  /// (missing, truncated, bad magic/version/size, hash mismatch, invalid entry).
+  static RcpApproxTable load(const std::string& path);
+  /// Writes the table in the format above (to `path`.tmp, then renamed).
+  void save(const std::string& path) const;
+
+  /// The delta (-1, 0, +1) for a 23-bit significand.
+  int delta(std::uint32_t significand) const;
+  /// Emulated rcp.approx.ftz.f32(x): subnormal inputs are flushed to signed zero (-> signed
+  /// Inf), results below 2^-126 flush to signed zero, +-Inf -> +-0, NaN -> canonical NaN
+  /// 0x7FFFFFFF (what MUFU.RCP returns; to be confirmed by the capture).
+  float rcp(float x) const;
+
+  /// FNV-1a 64 of the payload (the value stored in the header).
+  std::uint64_t payload_hash() const;
+
+ private:
+  std::vector<std::uint8_t> packed_;  // kPayloadBytes
+};
+
+/// The correctly rounded reciprocal with the same flush-to-zero rules as rcp(): the table with
+/// every delta 0. Independent of any table (used to build and to check captured tables).
+float rcp_ftz_correctly_rounded(float x);
+
+/// The table named by the environment variable MXV_RCP_APPROX_TABLE, loaded once; nullptr when
+/// the variable is unset. Throws (as load) when it is set but the file is bad.
+const RcpApproxTable* default_rcp_approx_table();
+
+/// `table` if not null, else the default one; throws std::invalid_argument with
+/// "rcp.approx table missing: capture it with ..." when neither exists. `who` names the caller.
+const RcpApproxTable& require_rcp_approx_table(const RcpApproxTable* table, const std::string& who);
+
+}  // namespace mxv

@@ -1,0 +1,77 @@
+// Recipes: every preset by name, the fields that make presets differ (SEMANTICS.md sections 3-4),
+// coherence checks, and the error for an unknown name.
+#include "mxv/reference/recipe.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace mxv {
+namespace {
+
+TEST(Recipe, EveryPresetByNameKeepsItsName) {
+  std::set<std::string> names;
+  for (const auto name : Recipe::preset_names()) {
+    const Recipe r = Recipe::by_name(name);
+    EXPECT_EQ(r.name, name);
+    EXPECT_NO_THROW(r.validate()) << name;
+    EXPECT_NE(to_string(r).find(std::string(name)), std::string::npos);
+    names.insert(std::string(name));
+  }
+  EXPECT_EQ(names.size(), 10u);
+  EXPECT_EQ(Recipe::preset_names()[0], "nvfp4_te");
+  EXPECT_EQ(Recipe{}, Recipe::nvfp4_te());  // the default
+}
+
+TEST(Recipe, PresetFieldsFollowTheirLibraries) {
+  EXPECT_EQ(Recipe::nvfp4_trtllm().reciprocal, Reciprocal::kRcpApproxTable);
+  EXPECT_EQ(Recipe::nvfp4_modelopt().zero_block, ZeroBlock::kScaleOne);
+  EXPECT_EQ(Recipe::nvfp4_torchao().zero_block, ZeroBlock::kScaleMinNormal);
+  EXPECT_EQ(Recipe::mxfp4_ocp().scale_rule, ScaleRule::kOcpFloor);
+  EXPECT_EQ(Recipe::mxfp4_nvidia().scale_rule, ScaleRule::kNvidiaRoundUp);
+  EXPECT_EQ(Recipe::mxfp4_ocp().block_size, 32);
+  EXPECT_EQ(Recipe::nvfp4_te().block_size, 16);
+  EXPECT_EQ(Recipe::mxfp8_ocp().element, ElementFormat::kFp8E4M3);
+  EXPECT_EQ(Recipe::mxfp8_nvidia().element_max(), 448.0f);
+  EXPECT_EQ(Recipe::ort_qmoe().e8m0_decode, E8m0Decode::kOrtQmoe);
+  EXPECT_EQ(Recipe::ort_qmoe().activation, Activation::kSwigluClamped);
+  EXPECT_EQ(Recipe::ort_qmoe().alpha, 1.702f);
+  EXPECT_EQ(Recipe::ort_qmoe().limit, 7.0f);
+}
+
+TEST(Recipe, UnknownNameListsValidOnes) {
+  try {
+    (void)Recipe::by_name("nvfp4");
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'nvfp4'"), std::string::npos) << what;
+    for (const auto name : Recipe::preset_names()) EXPECT_NE(what.find(std::string(name)), std::string::npos) << what;
+  }
+}
+
+TEST(Recipe, ValidateRejectsIncoherentFields) {
+  Recipe r = Recipe::nvfp4_te();
+  r.block_size = 0;
+  EXPECT_THROW(r.validate(), std::invalid_argument);
+  r = Recipe::nvfp4_te();
+  r.element = ElementFormat::kFp8E4M3;
+  EXPECT_THROW(r.validate(), std::invalid_argument);
+  r = Recipe::mxfp4_ocp();
+  r.scale_rule = ScaleRule::kNvfp4;
+  EXPECT_THROW(r.validate(), std::invalid_argument);
+  r = Recipe::mxfp4_ocp();
+  r.global_scale = GlobalScale::kTensorAmax;
+  EXPECT_THROW(r.validate(), std::invalid_argument);
+  r = Recipe::nvfp4_te();
+  r.reciprocal = Reciprocal::kRcpApproxTable;  // only the trtllm order has rcp.approx
+  EXPECT_THROW(r.validate(), std::invalid_argument);
+  r = Recipe::nvfp4_te();
+  r.e8m0_decode = E8m0Decode::kOrtQmoe;
+  EXPECT_THROW(r.validate(), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace mxv

@@ -1,0 +1,62 @@
+// The emulated global memory (issue 4 "Memory checking"): a cudaMalloc-like allocator whose
+// buffers are 256-byte aligned (so sector and line arithmetic on host addresses matches the
+// GPU's), surrounded by 256-byte red zones holding a known pattern, each byte with a shadow tag
+// that says who wrote it last: 0 = nobody, kHostTag = the host, otherwise (launch, block).
+// Internal to mxv::emulation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mxv::emu::detail {
+
+inline constexpr std::uint8_t kRedZonePattern = 0xFA;
+inline constexpr std::uint64_t kHostTag = 1;  // launch 0, "block" 0
+
+/// Shadow tag of a byte written by `block_linear` in launch `launch` (launch >= 1).
+constexpr std::uint64_t writer_tag(std::uint64_t launch, std::uint64_t block_linear) {
+  return (launch << 40) | (block_linear + 1);
+}
+constexpr std::uint64_t tag_launch(std::uint64_t tag) { return tag >> 40; }
+constexpr std::uint64_t tag_block(std::uint64_t tag) { return (tag & ((std::uint64_t{1} << 40) - 1)) - 1; }
+
+struct Allocation {
+  std::string name;
+  std::byte* base = nullptr;     // first user byte (256-byte aligned)
+  std::size_t bytes = 0;         // as requested
+  std::size_t padded = 0;        // bytes rounded up to the alignment; the tail is red zone too
+  std::unique_ptr<std::byte, void (*)(void*)> block{nullptr, nullptr};  // red zone + padded + red zone
+  std::vector<std::uint64_t> tags;  // one per user byte
+
+  bool contains_pointer(const void* p) const {  // one past the end counts (a valid C++ pointer)
+    auto* b = static_cast<const std::byte*>(p);
+    return b >= base && b <= base + bytes;
+  }
+};
+
+class DeviceMemory {
+ public:
+  /// Throws std::invalid_argument for bytes == 0 or an empty name.
+  void* allocate(std::size_t bytes, std::string_view name);
+  /// Throws std::invalid_argument if p is not the start of a live allocation.
+  void release(void* p);
+  /// The live allocation whose [base, base + bytes] contains p, or nullptr.
+  Allocation* find(const void* p);
+  const Allocation* find(const void* p) const;
+  /// Like find, but throws std::invalid_argument naming `what` if p is unknown or the range
+  /// [p, p + bytes) leaves the allocation.
+  Allocation& checked_range(const void* p, std::size_t bytes, std::string_view what);
+  const Allocation& checked_range(const void* p, std::size_t bytes, std::string_view what) const;
+  /// Red-zone bytes (and padding bytes) that no longer hold the pattern, over all allocations.
+  std::size_t corrupted_red_zone_bytes() const;
+
+ private:
+  std::map<std::uintptr_t, Allocation> by_base_;
+};
+
+}  // namespace mxv::emu::detail

@@ -1,0 +1,42 @@
+// Printing of findings and call sites (see findings.h, call_site.h; issue 4 "Memory checking").
+#include <sstream>
+
+#include "mxv/emulation/call_site.h"
+#include "mxv/emulation/findings.h"
+
+namespace mxv::emu {
+
+std::string CallSite::to_string() const {
+  std::string_view f = file != nullptr ? file : "?";
+  const auto slash = f.find_last_of('/');
+  if (slash != std::string_view::npos) f = f.substr(slash + 1);
+  return std::string(f) + ":" + std::to_string(line);
+}
+
+std::string_view to_string(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::kOutOfBounds: return "out-of-bounds";
+    case FindingKind::kMisaligned: return "misaligned";
+    case FindingKind::kUninitializedRead: return "uninitialized-read";
+    case FindingKind::kCrossBlockWrite: return "cross-block-write";
+    case FindingKind::kSharedRace: return "shared-race";
+    case FindingKind::kBarrierDivergence: return "barrier-divergence";
+    case FindingKind::kCollectiveMismatch: return "collective-mismatch";
+    case FindingKind::kInvalidCollective: return "invalid-collective";
+    case FindingKind::kInvalidPointer: return "invalid-pointer";
+    case FindingKind::kSharedOverflow: return "shared-overflow";
+    case FindingKind::kKernelException: return "kernel-exception";
+  }
+  return "?";
+}
+
+std::string Finding::to_string() const {
+  std::ostringstream os;
+  os << mxv::emu::to_string(kind) << " in " << kernel << " (launch " << launch << ") block ("
+     << block.x << "," << block.y << "," << block.z << ") thread (" << thread.x << "," << thread.y
+     << "," << thread.z << ") at " << site << ": " << detail;
+  if (address != 0) os << " [address 0x" << std::hex << address << "]";
+  return os.str();
+}
+
+}  // namespace mxv::emu

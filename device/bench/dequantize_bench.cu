@@ -1,0 +1,166 @@
+// GPU benchmark of the dequantize (scalar vs tiled) and convert kernels, as a fraction of the copy
+// bandwidth measured in the same run (DESIGN.md "Performance": tiled dequantize >= 85% of copy,
+// scalar ~5-10%). CUDA events on the backend's stream, warm-up, median of --reps timed launches,
+// inputs rotated over several sets whose total exceeds the 50 MB L2, random (never zero) data.
+// Usage: mxv_device_bench [--reps N] [--sets S]      Output: one line per case, then a summary.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mxv/device/convert.h"
+#include "mxv/device/cuda_backend.h"
+#include "mxv/device/dequantize.h"
+
+using namespace mxv::device;
+
+namespace {
+
+int g_reps = 50;
+int g_sets = 4;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+/// Median milliseconds of `launch(i)` over g_reps timed calls (after 3 warm-up calls).
+template <class F>
+double median_ms(CudaBackend& b, F launch) {
+  const auto s = static_cast<cudaStream_t>(b.stream());
+  for (int i = 0; i < 3; ++i) launch(i);
+  b.synchronize();
+  std::vector<double> t;
+  cudaEvent_t e0, e1;
+  check(cudaEventCreate(&e0), "event");
+  check(cudaEventCreate(&e1), "event");
+  for (int i = 0; i < g_reps; ++i) {
+    check(cudaEventRecord(e0, s), "record");
+    launch(i);
+    check(cudaEventRecord(e1, s), "record");
+    check(cudaEventSynchronize(e1), "sync");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
+    t.push_back(ms);
+    if (i % 16 == 0) b.clear_launch_log();
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+std::vector<std::uint8_t> random_bytes(std::size_t n, std::uint64_t seed, std::uint8_t mask = 0xFF, std::uint8_t base = 0) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint8_t> v(n);
+  for (auto& x : v) x = static_cast<std::uint8_t>(base + (static_cast<std::uint8_t>(rng()) & mask));
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--reps")) g_reps = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--sets")) g_sets = std::atoi(argv[i + 1]);
+  }
+  const Availability a = cuda_availability();
+  if (!a.available) {
+    std::fprintf(stderr, "cuda backend unavailable: %s\n", a.reason.c_str());
+    return 2;
+  }
+  auto owned = make_cuda_backend();
+  auto& b = static_cast<CudaBackend&>(*owned);
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, 0), "props");
+  std::printf("device: %s, L2 %d MB, reps %d (median), %d rotating input sets\n", prop.name, prop.l2CacheSize >> 20, g_reps, g_sets);
+
+  // Copy bandwidth: device-to-device memcpy of 1 GiB (bytes read + bytes written per second).
+  const std::size_t copy_bytes = std::size_t{1} << 30;
+  DeviceBuffer c0 = b.alloc(copy_bytes, "copy_src", 0x5A), c1 = b.alloc(copy_bytes, "copy_dst");
+  const double copy_ms = median_ms(b, [&](int) {
+    check(cudaMemcpyAsync(c1.data(), c0.data(), copy_bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(b.stream())), "copy");
+  });
+  const double copy_gbs = 2.0 * static_cast<double>(copy_bytes) / (copy_ms * 1e6);
+  std::printf("copy: %.3f ms for 1 GiB -> %.0f GB/s (read + write)\n", copy_ms, copy_gbs);
+  c0 = DeviceBuffer();
+  c1 = DeviceBuffer();
+
+  struct Shape { std::int64_t e, n, k; };
+  const Shape shape{8, 2048, 4096};
+  std::printf("\n%-14s %-8s %-5s %-9s %-18s %10s %10s %8s\n", "recipe", "packing", "out", "kernel", "shape", "ms", "GB/s", "of copy");
+  for (const char* rname : {"nvfp4_te", "mxfp4_nvidia"}) {
+    const mxv::Recipe r = mxv::Recipe::by_name(rname);
+    const std::int64_t total = shape.e * shape.n * shape.k;
+    const std::int64_t scale_bytes = shape.e * shape.n * (shape.k / r.block_size);
+    std::vector<DeviceBuffer> packed, scales;
+    for (int s = 0; s < g_sets; ++s) {
+      const auto p = random_bytes(static_cast<std::size_t>(total / 2), 11 + static_cast<std::uint64_t>(s));
+      const auto sc = r.is_nvfp4() ? random_bytes(static_cast<std::size_t>(scale_bytes), 99 + static_cast<std::uint64_t>(s), 0x3F, 0x20)
+                                   : random_bytes(static_cast<std::size_t>(scale_bytes), 99 + static_cast<std::uint64_t>(s), 0x1F, 112);
+      packed.push_back(b.alloc_upload(std::span<const std::uint8_t>(p), "packed"));
+      scales.push_back(b.alloc_upload(std::span<const std::uint8_t>(sc), "scales"));
+    }
+    std::vector<float> sd(static_cast<std::size_t>(shape.e), 0.01f);
+    DeviceBuffer s_dec = b.alloc_upload(std::span<const float>(sd), "s_dec");
+    DeviceBuffer out = b.alloc(static_cast<std::size_t>(total) * 4, "out");
+    for (WeightPackingAxis packing : {WeightPackingAxis::kK, WeightPackingAxis::kN}) {
+      for (WideType t : {WideType::kBf16, WideType::kF32}) {
+        for (DequantizeVariant v : {DequantizeVariant::kScalar, DequantizeVariant::kTiled}) {
+          DequantizeArgs args;
+          args.recipe = r;
+          args.packing = packing;
+          args.out_type = t;
+          args.experts = shape.e;
+          args.n = shape.n;
+          args.k = shape.k;
+          args.s_dec = &s_dec;
+          args.out = &out;
+          args.variant = v;
+          const double ms = median_ms(b, [&](int i) {
+            args.packed = &packed[static_cast<std::size_t>(i % g_sets)];
+            args.scales = &scales[static_cast<std::size_t>(i % g_sets)];
+            dequantize(b, args);
+          });
+          const double bytes = static_cast<double>(total / 2 + scale_bytes) + static_cast<double>(total) * (t == WideType::kF32 ? 4 : 2);
+          const double gbs = bytes / (ms * 1e6);
+          std::printf("%-14s %-8s %-5s %-9s %lldx%lldx%-8lld %10.3f %10.0f %7.1f%%\n", rname,
+                      packing == WeightPackingAxis::kK ? "K" : "N", std::string(to_string(t)).c_str(),
+                      v == DequantizeVariant::kTiled ? "tiled" : "scalar", static_cast<long long>(shape.e),
+                      static_cast<long long>(shape.n), static_cast<long long>(shape.k), ms, gbs, 100.0 * gbs / copy_gbs);
+        }
+      }
+    }
+  }
+
+  // convert: 2^28 fp32 -> codes (index-free: real inputs, rotated over 2 sets of 1 GiB each).
+  std::printf("\n%-10s %-5s %10s %10s %8s\n", "convert", "from", "ms", "GB/s", "of copy");
+  const std::uint64_t count = std::uint64_t{1} << 28;
+  std::vector<DeviceBuffer> ins;
+  for (int s = 0; s < 2; ++s) {
+    const auto bytes = random_bytes(static_cast<std::size_t>(count * 4), 7 + static_cast<std::uint64_t>(s));
+    ins.push_back(b.alloc_upload(std::span<const std::uint8_t>(bytes), "in"));
+  }
+  DeviceBuffer codes = b.alloc(count, "codes");
+  for (CodeFormat f : {CodeFormat::kE4M3, CodeFormat::kE2M1, CodeFormat::kE8M0Rp}) {
+    ConvertArgs args;
+    args.format = f;
+    args.count = count;
+    args.out = &codes;
+    const double ms = median_ms(b, [&](int i) {
+      args.in = &ins[static_cast<std::size_t>(i % 2)];
+      convert(b, args);
+    });
+    const double bytes = static_cast<double>(count * 4 + code_bytes(f, count));
+    const double gbs = bytes / (ms * 1e6);
+    std::printf("%-10s %-5s %10.3f %10.0f %7.1f%%\n", std::string(to_string(f)).c_str(), "fp32", ms, gbs, 100.0 * gbs / copy_gbs);
+  }
+  return 0;
+}

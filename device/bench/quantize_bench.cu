@@ -1,0 +1,246 @@
+// GPU benchmark of the kernels-B family (DESIGN.md "Performance"): quantize (amax + quantize
+// kernels, NVFP4 and MXFP4, fp32 and bf16) and SwiGLU (fused vs the unfused pair), each reported
+// as effective bandwidth and as a fraction of the device-to-device copy bandwidth measured in the
+// same run. Targets: quantize >= 85% of copy, fused swiglu_quantize >= 80% and faster than the
+// unfused pair.
+//
+// Method (../shared/GPU.md "Habits"): CUDA events around every launch, warm-up launches first,
+// the median of many timed launches, inputs rotated over several buffers whose total exceeds the
+// 50 MB L2 (each input here is >= 100 MB), inputs random (never zeros). The kernels launch through
+// CudaBackend's entries with the host launchers' plans, i.e. exactly what the tests verify.
+//
+// Run on the GPU machine: build/gpu/device/quantize_bench [--reps N]; prints one table.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mxv/device/cuda_backend.h"
+#include "mxv/device/quantize.h"
+#include "mxv/device/swiglu_quantize.h"
+
+namespace {
+
+using namespace mxv;
+using namespace mxv::device;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+int g_reps = 50;
+constexpr int kWarmup = 5;
+constexpr int kRotate = 3;  // input buffers per benchmark, each >= 100 MB: far beyond the L2
+
+/// Median milliseconds of `launch(i)` over g_reps timed runs (i = run index, for rotation).
+float median_ms(cudaStream_t s, const std::function<void(int)>& launch) {
+  cudaEvent_t a, b;
+  check(cudaEventCreate(&a), "event");
+  check(cudaEventCreate(&b), "event");
+  for (int i = 0; i < kWarmup; ++i) launch(i);
+  std::vector<float> t;
+  for (int i = 0; i < g_reps; ++i) {
+    check(cudaEventRecord(a, s), "record");
+    launch(i);
+    check(cudaEventRecord(b, s), "record");
+    check(cudaEventSynchronize(b), "sync");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, a, b), "elapsed");
+    t.push_back(ms);
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+/// Random bf16 or fp32 bytes (normal values spread over a few binades).
+std::vector<std::uint8_t> random_bytes(std::size_t elems, bool bf16, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> nd(0.0f, 2.0f);
+  std::vector<std::uint8_t> out(elems * (bf16 ? 2 : 4));
+  for (std::size_t i = 0; i < elems; ++i) {
+    const float x = nd(rng);
+    std::uint32_t u;
+    std::memcpy(&u, &x, 4);
+    if (bf16) {
+      const auto h = static_cast<std::uint16_t>(u >> 16);
+      std::memcpy(&out[2 * i], &h, 2);
+    } else {
+      std::memcpy(&out[4 * i], &u, 4);
+    }
+  }
+  return out;
+}
+
+struct Row {
+  std::string name;
+  double bytes;
+  float ms;
+};
+
+void print(const Row& r, double copy_gbs) {
+  const double gbs = r.bytes / (r.ms * 1e-3) / 1e9;
+  std::printf("%-52s %9.3f ms %9.1f GB/s %6.1f%% of copy\n", r.name.c_str(), r.ms, gbs, 100.0 * gbs / copy_gbs);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--reps") g_reps = std::max(5, std::atoi(argv[i + 1]));
+  }
+  const Availability av = cuda_availability();
+  if (!av.available) {
+    std::fprintf(stderr, "quantize_bench: %s\n", av.reason.c_str());
+    return 1;
+  }
+  auto backend_ptr = make_cuda_backend();
+  auto& be = static_cast<CudaBackend&>(*backend_ptr);
+  const auto s = static_cast<cudaStream_t>(be.stream());
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, 0), "props");
+  std::printf("device: %s (sm_%d%d), %d SMs, L2 %d MB; median of %d timed launches after %d warm-up\n", prop.name,
+              prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20, g_reps, kWarmup);
+
+  // Copy bandwidth: D2D memcpy of 1 GiB, counted as read + write.
+  const std::size_t copy_bytes = std::size_t{1} << 30;
+  DeviceBuffer csrc = be.alloc(copy_bytes, "copy.src", 0x3C);
+  DeviceBuffer cdst = be.alloc(copy_bytes, "copy.dst", 0x00);
+  const float copy_ms = median_ms(s, [&](int) {
+    check(cudaMemcpyAsync(cdst.data(), csrc.data(), copy_bytes, cudaMemcpyDeviceToDevice, s), "copy");
+  });
+  const double copy_gbs = 2.0 * copy_bytes / (copy_ms * 1e-3) / 1e9;
+  std::printf("%-52s %9.3f ms %9.1f GB/s (read + write)\n", "copy 1 GiB (D2D memcpy)", copy_ms, copy_gbs);
+
+  // ---- quantize ----
+  const std::int64_t M = 16384, K = 7168;
+  for (const char* preset : {"nvfp4_te", "mxfp4_nvidia"}) {
+    for (const bool bf16 : {true, false}) {
+      QuantizeProblem prob;
+      prob.recipe = Recipe::by_name(preset);
+      prob.input_type = bf16 ? WideType::kBf16 : WideType::kFp32;
+      prob.rows = M;
+      prob.cols = K;
+      prob.scale_layout = ScaleLayout::kSwizzled128x4;
+      const QuantizePlan plan = plan_quantize(prob);
+      std::vector<DeviceBuffer> inputs;
+      for (int r = 0; r < kRotate; ++r) {
+        const auto host = random_bytes(static_cast<std::size_t>(M * K), bf16, 100 + static_cast<std::uint64_t>(r));
+        inputs.push_back(be.alloc_upload(std::span<const std::uint8_t>(host), "input"));
+      }
+      QuantizeBuffers out = alloc_quantize_buffers(be, plan);
+      QuantizeParams q = plan.params;
+      q.elements = out.elements.as<std::uint8_t>();
+      q.scales = out.scales.as<std::uint8_t>();
+      q.amax_bits = out.amax.as<std::uint32_t>();
+      q.s_dec_out = out.s_dec.as<float>();
+      AmaxParams a = plan.amax_params;
+      a.amax_bits = q.amax_bits;
+      const std::string tag = std::string(preset) + (bf16 ? " bf16 " : " fp32 ") + std::to_string(M) + "x" + std::to_string(K);
+      const double in_b = static_cast<double>(plan.input_bytes);
+      const double out_b = static_cast<double>(plan.element_bytes + plan.scale_bytes);
+      if (plan.launches_amax) {
+        const float amax_ms = median_ms(s, [&](int i) {
+          check(cudaMemsetAsync(out.amax.data(), 0, 4, s), "memset");
+          a.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
+          be.launch_amax(plan.amax_launch, a);
+        });
+        print({"amax " + tag, in_b, amax_ms}, copy_gbs);
+      }
+      const float q_ms = median_ms(s, [&](int i) {
+        q.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
+        be.launch_quantize(plan.quantize_launch, q);
+      });
+      print({plan.quantize_launch.kernel + " " + tag, in_b + out_b, q_ms}, copy_gbs);
+      if (plan.launches_amax) {
+        const float both_ms = median_ms(s, [&](int i) {
+          check(cudaMemsetAsync(out.amax.data(), 0, 4, s), "memset");
+          a.input = q.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
+          be.launch_amax(plan.amax_launch, a);
+          be.launch_quantize(plan.quantize_launch, q);
+        });
+        print({"amax+quantize " + tag + " (2 reads)", 2 * in_b + out_b, both_ms}, copy_gbs);
+      }
+      be.clear_launch_log();
+    }
+  }
+
+  // ---- swiglu: fused vs unfused ----
+  const std::int64_t R = 16384, I = 2048;
+  for (const bool bf16 : {true, false}) {
+    for (const GateUpLayout layout : {GateUpLayout::interleaved(8), GateUpLayout::halves()}) {
+      SwigluQuantizeProblem prob;
+      prob.recipe = Recipe::nvfp4_te();
+      prob.recipe.intermediate = Intermediate::kBf16;
+      prob.input_type = bf16 ? WideType::kBf16 : WideType::kFp32;
+      prob.rows = R;
+      prob.inter = I;
+      prob.layout = layout;
+      prob.tensor_amax = 12.0f;
+      const SwigluQuantizePlan fplan = plan_swiglu_quantize(prob);
+      const SwigluBf16Plan aplan = plan_swiglu_bf16(prob);
+      const QuantizePlan qplan = plan_quantize(unfused_quantize_problem(prob));
+      std::vector<DeviceBuffer> inputs;
+      for (int r = 0; r < kRotate; ++r) {
+        const auto host = random_bytes(static_cast<std::size_t>(R * 2 * I), bf16, 200 + static_cast<std::uint64_t>(r));
+        inputs.push_back(be.alloc_upload(std::span<const std::uint8_t>(host), "gate_up"));
+      }
+      SwigluQuantizeBuffers fout = alloc_swiglu_quantize_buffers(be, fplan);
+      const float amax = 12.0f;
+      be.upload(fout.amax, std::span<const float>(&amax, 1));
+      SwigluQuantizeParams f = fplan.params;
+      f.elements = fout.elements.as<std::uint8_t>();
+      f.scales = fout.scales.as<std::uint8_t>();
+      f.amax_bits = fout.amax.as<std::uint32_t>();
+      f.s_dec_out = fout.s_dec.as<float>();
+      DeviceBuffer mid = be.alloc(aplan.output_bytes, "mid");
+      QuantizeBuffers qout = alloc_quantize_buffers(be, qplan);
+      be.upload(qout.amax, std::span<const float>(&amax, 1));
+      SwigluParams sp = aplan.params;
+      sp.out = mid.as<std::uint16_t>();
+      QuantizeParams q = qplan.params;
+      q.input = mid.as<std::uint8_t>();
+      q.elements = qout.elements.as<std::uint8_t>();
+      q.scales = qout.scales.as<std::uint8_t>();
+      q.amax_bits = qout.amax.as<std::uint32_t>();
+      q.s_dec_out = qout.s_dec.as<float>();
+
+      const std::string tag = std::string(bf16 ? "bf16 " : "fp32 ") + to_string(layout) + " " + std::to_string(R) +
+                              "x2*" + std::to_string(I);
+      const double in_b = static_cast<double>(fplan.input_bytes);
+      const double out_b = static_cast<double>(fplan.element_bytes + fplan.scale_bytes);
+      const double mid_b = static_cast<double>(aplan.output_bytes);
+      const float fused_ms = median_ms(s, [&](int i) {
+        f.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
+        be.launch_swiglu_quantize(fplan.launch, f);
+      });
+      const float act_ms = median_ms(s, [&](int i) {
+        sp.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
+        be.launch_swiglu(aplan.launch, sp);
+      });
+      const float pair_ms = median_ms(s, [&](int i) {
+        sp.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
+        be.launch_swiglu(aplan.launch, sp);
+        be.launch_quantize(qplan.quantize_launch, q);
+      });
+      print({"swiglu_quantize_fused " + tag, in_b + out_b, fused_ms}, copy_gbs);
+      print({"swiglu_bf16 " + tag, in_b + mid_b, act_ms}, copy_gbs);
+      print({"unfused pair " + tag + " (own bytes)", in_b + 2 * mid_b + out_b, pair_ms}, copy_gbs);
+      std::printf("  fused speed-up over the unfused pair: %.2fx\n", pair_ms / fused_ms);
+      be.clear_launch_log();
+    }
+  }
+  be.synchronize();
+  return 0;
+}

@@ -1,0 +1,218 @@
+// The Backend interface (DESIGN.md "Backends"): what runs a kernel. A backend owns device memory
+// (allocated with guard bytes before and after every buffer, uploaded, downloaded, sentinel
+// filled, guard-checked) and has one launch entry per kernel variant. Host launchers (convert.h,
+// dequantize.h, quantize.h, ...) validate their arguments, compute a LaunchPlan and hand it to a
+// backend: the SAME plan drives the GPU launch (`cuda`, cuda_backend.h) and the emulator launch
+// (`emulated`, emulation/emulated_backend.h), so the emulator checks exactly what the GPU runs.
+//
+// Adding a kernel family: forward-declare its params struct and add its launch entries in the
+// "Launch entry points" section below (virtual, default: throws "not implemented"); each backend
+// overrides them in its own class (marked sections in cuda_backend.h and emulated_backend.h) and
+// records every launch with note_launch(plan), so tests can assert which variant actually ran.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mxv/device/kernel_ctx.h"
+
+namespace mxv::device {
+
+class Backend;
+
+// -------------------------------------------------------------------------------------------
+// Launch plans
+// -------------------------------------------------------------------------------------------
+
+// CUDA launch limits (CUDA C Programming Guide, "Compute Capabilities", table of technical
+// specifications, identical for sm_90 .. sm_120): launchers check their plans against these so
+// that a shape the hardware cannot take is a clear error, never a failed or truncated launch.
+inline constexpr unsigned kMaxGridX = 2147483647u;
+inline constexpr unsigned kMaxGridYZ = 65535u;
+inline constexpr unsigned kMaxThreadsPerBlock = 1024u;
+inline constexpr std::size_t kMaxStaticPlusDynamicSmem = 48u * 1024u;  // without opt-in
+
+/// One kernel launch as the host launcher decided it: which variant, which geometry. The same
+/// value drives the GPU launch and the emulator launch.
+struct LaunchPlan {
+  std::string kernel;  ///< variant name, e.g. "dequantize_tiled" (backends dispatch on it)
+  Dim3 grid{};
+  Dim3 block{};
+  std::size_t dynamic_smem_bytes = 0;
+
+  std::uint64_t threads() const {
+    return std::uint64_t{grid.x} * grid.y * grid.z * block.x * block.y * block.z;
+  }
+  /// "dequantize_tiled grid=(8,2,1) block=(8,32,1) smem=0"
+  std::string describe() const;
+};
+
+/// Throws std::invalid_argument naming the plan and the limit when the geometry cannot launch
+/// (an empty grid or block, a grid dimension over its limit, more than 1024 threads per block).
+void validate_launch_plan(const LaunchPlan& plan);
+
+// -------------------------------------------------------------------------------------------
+// Device memory with guard bytes
+// -------------------------------------------------------------------------------------------
+
+/// Bytes of guard pattern before and after every buffer. 256 keeps the user region 256-byte
+/// aligned (cudaMalloc's alignment), so coalescing figures are those of a real allocation.
+inline constexpr std::size_t kGuardBytes = 256;
+
+/// The guard pattern's byte at offset i of a guard region. Position-dependent, so a kernel that
+/// writes a constant (0x00, 0xFF, a sentinel) over the guard is always detected.
+constexpr std::uint8_t guard_byte(std::size_t i) {
+  return static_cast<std::uint8_t>(0xA5u ^ static_cast<unsigned>((i * 0x3Bu) & 0xFFu));
+}
+
+/// One allocation on a backend: `bytes` usable bytes, guarded on both sides. Move-only; frees
+/// itself. `as<T>()` gives the kernel-side pointer.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& other) noexcept { *this = std::move(other); }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  ~DeviceBuffer();
+
+  std::size_t bytes() const { return bytes_; }
+  const std::string& name() const { return name_; }
+  /// The first usable byte (a device address on `cuda`, an emulator address on `emulated`).
+  std::byte* data() const { return user_; }
+  template <class T>
+  GlobalPtr<T> as() const {
+    return {reinterpret_cast<T*>(user_)};
+  }
+
+ private:
+  friend class Backend;
+  Backend* owner_ = nullptr;
+  std::byte* base_ = nullptr;  // start of the leading guard
+  std::byte* user_ = nullptr;
+  std::size_t bytes_ = 0;
+  std::string name_;
+};
+
+/// Where a kernel runs.
+enum class BackendKind : std::uint8_t { kCuda, kEmulated };
+std::string_view to_string(BackendKind kind);
+/// "cuda" / "emulated"; throws std::invalid_argument listing the valid names.
+BackendKind backend_kind_by_name(std::string_view name);
+
+/// Whether a backend can run here, and if not, why ("no CUDA device: cudaGetDeviceCount
+/// returned ...", "built without CUDA (MXV_ENABLE_CUDA=OFF)").
+struct Availability {
+  bool available = false;
+  std::string reason;
+};
+
+// Forward declarations of every kernel family's parameters (defined beside the kernel bodies).
+struct ConvertParams;          // kernels/convert.h
+struct DequantizeParams;       // kernels/dequantize_params.h
+// ---- kernels-B: forward-declare quantize / amax / swiglu params here ----
+struct AmaxParams;             // kernels/amax.h
+struct QuantizeParams;         // kernels/quantize.h
+struct SwigluParams;           // kernels/swiglu_quantize.h (unfused activation -> bf16)
+struct SwigluQuantizeParams;   // kernels/swiglu_quantize.h (fused activation + NVFP4)
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  Backend() = default;
+  Backend(const Backend&) = delete;
+  Backend& operator=(const Backend&) = delete;
+
+  virtual BackendKind kind() const = 0;
+  std::string_view name() const { return to_string(kind()); }
+
+  // ---- memory ----------------------------------------------------------------------------
+  /// `bytes` usable bytes (0 allowed: a guarded empty buffer), guard patterns written on both
+  /// sides; the usable bytes are filled with `sentinel` so "never written" is visible.
+  DeviceBuffer alloc(std::size_t bytes, std::string name, std::uint8_t sentinel = 0xCD);
+  template <class T>
+  DeviceBuffer alloc_array(std::size_t count, std::string name, std::uint8_t sentinel = 0xCD) {
+    return alloc(count * sizeof(T), std::move(name), sentinel);
+  }
+  /// Copies host bytes to the start of `dst`; throws std::invalid_argument when they don't fit.
+  void upload_bytes(const DeviceBuffer& dst, std::span<const std::byte> src);
+  template <class T>
+  void upload(const DeviceBuffer& dst, std::span<const T> src) {
+    upload_bytes(dst, std::as_bytes(src));
+  }
+  template <class T>
+  DeviceBuffer alloc_upload(std::span<const T> src, std::string name) {
+    DeviceBuffer b = alloc(src.size_bytes(), std::move(name));
+    upload(b, src);
+    return b;
+  }
+  /// The usable bytes of `src`.
+  std::vector<std::byte> download_bytes(const DeviceBuffer& src);
+  template <class T>
+  std::vector<T> download(const DeviceBuffer& src) {
+    std::vector<T> out(src.bytes() / sizeof(T));
+    raw_read(out.data(), src.data(), out.size() * sizeof(T));
+    return out;
+  }
+  /// Leading guard + usable bytes + trailing guard, for checkers that classify out-of-bounds
+  /// writes (the check library's guarded comparison).
+  std::vector<std::byte> download_with_guards(const DeviceBuffer& src);
+  /// Overwrites the usable bytes with `value` (sentinel fill before a run).
+  void fill(const DeviceBuffer& dst, std::uint8_t value);
+  /// Empty when both guards are intact; otherwise a message naming the buffer, the side, the
+  /// number of damaged bytes and the first one's offset and value.
+  std::string guard_damage(const DeviceBuffer& buf);
+  /// Waits for every launch to finish and surfaces asynchronous errors (throws).
+  virtual void synchronize() = 0;
+
+  // ---- findings and launch log ------------------------------------------------------------
+  /// Problems the backend observed since the last call (emulator: memory errors, races,
+  /// collective misuse), one line each; cleared by the call. `cuda` reports none (its errors
+  /// throw from the launch or from synchronize()).
+  virtual std::vector<std::string> take_findings() { return {}; }
+  /// Every plan launched on this backend, in order (tests assert which variant ran).
+  const std::vector<LaunchPlan>& launch_log() const { return launch_log_; }
+  void clear_launch_log() { launch_log_.clear(); }
+
+  // ---- Launch entry points: one per kernel variant ------------------------------------------
+  // Each throws "not implemented" unless the backend overrides it. `plan.kernel` names the
+  // variant; implementations call note_launch(plan) before running it.
+  // convert (kernels-A): plan.kernel == "convert"
+  virtual void launch_convert(const LaunchPlan& plan, const ConvertParams& p);
+  // dequantize (kernels-A): plan.kernel == "dequantize_scalar" | "dequantize_tiled"
+  virtual void launch_dequantize(const LaunchPlan& plan, const DequantizeParams& p);
+  // ---- kernels-B: quantize / amax / swiglu launch entries here ----
+  // amax (kernels-B): plan.kernel == "amax"
+  virtual void launch_amax(const LaunchPlan& plan, const AmaxParams& p) { (void)p; not_implemented(plan.kernel); }
+  // quantize (kernels-B): plan.kernel == "quantize_vector" | "quantize_scalar"
+  virtual void launch_quantize(const LaunchPlan& plan, const QuantizeParams& p) { (void)p; not_implemented(plan.kernel); }
+  // swiglu (kernels-B): plan.kernel == "swiglu_bf16" (the unfused pair's first half)
+  virtual void launch_swiglu(const LaunchPlan& plan, const SwigluParams& p) { (void)p; not_implemented(plan.kernel); }
+  // swiglu_quantize (kernels-B): plan.kernel == "swiglu_quantize_fused"
+  virtual void launch_swiglu_quantize(const LaunchPlan& plan, const SwigluQuantizeParams& p) {
+    (void)p;
+    not_implemented(plan.kernel);
+  }
+
+ protected:
+  void note_launch(const LaunchPlan& plan) { launch_log_.push_back(plan); }
+  [[noreturn]] void not_implemented(std::string_view kernel) const;
+
+  // Raw memory primitives each backend provides. Addresses are backend addresses.
+  virtual std::byte* raw_alloc(std::size_t bytes, std::string_view name) = 0;
+  virtual void raw_free(std::byte* p) noexcept = 0;
+  virtual void raw_write(std::byte* dst, const void* src, std::size_t bytes) = 0;
+  virtual void raw_read(void* dst, const std::byte* src, std::size_t bytes) = 0;
+  virtual void raw_fill(std::byte* dst, std::uint8_t value, std::size_t bytes) = 0;
+
+ private:
+  friend class DeviceBuffer;
+  std::vector<LaunchPlan> launch_log_;
+};
+
+}  // namespace mxv::device

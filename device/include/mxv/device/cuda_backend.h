@@ -1,0 +1,57 @@
+// The `cuda` backend (DESIGN.md "Backends"): device memory through cudaMalloc/cudaMemcpy (with the
+// guard bytes of backend.h) and one __global__ wrapper per kernel variant, passing a CudaCtx to the
+// same kernel bodies the emulator runs. Declared in plain C++ (no CUDA types) so host code and
+// tests include it freely; defined in device/src/cuda_*.cu, or by cuda_backend_unavailable.cpp
+// when mxv is built without CUDA.
+#pragma once
+
+#include <memory>
+
+#include "mxv/device/backend.h"
+
+namespace mxv::device {
+
+/// Whether the cuda backend can run here; the reason when not (built without CUDA, no device,
+/// driver error).
+Availability cuda_availability();
+
+/// A cuda backend on device 0. Throws std::runtime_error with cuda_availability().reason when
+/// the backend is not available.
+std::unique_ptr<Backend> make_cuda_backend();
+
+/// Built with nvcc; only constructed through make_cuda_backend().
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend();
+  ~CudaBackend() override;
+  BackendKind kind() const override { return BackendKind::kCuda; }
+  void synchronize() override;
+
+  // ---- kernels-A launch entries (device/src/cuda_convert.cu, cuda_dequantize.cu) ----
+  void launch_convert(const LaunchPlan& plan, const ConvertParams& p) override;
+  void launch_dequantize(const LaunchPlan& plan, const DequantizeParams& p) override;
+  // ---- kernels-B launch entries (their own .cu files) ----
+  // cuda_quantize.cu
+  void launch_amax(const LaunchPlan& plan, const AmaxParams& p) override;
+  void launch_quantize(const LaunchPlan& plan, const QuantizeParams& p) override;
+  // cuda_swiglu_quantize.cu
+  void launch_swiglu(const LaunchPlan& plan, const SwigluParams& p) override;
+  void launch_swiglu_quantize(const LaunchPlan& plan, const SwigluQuantizeParams& p) override;
+
+  /// The cudaStream_t every launch and copy of this backend uses (as void*: no CUDA types here).
+  void* stream() const { return stream_; }
+  /// Throws std::runtime_error naming `what` and the CUDA error if the last launch failed.
+  void check_launch(const LaunchPlan& plan);
+
+ protected:
+  std::byte* raw_alloc(std::size_t bytes, std::string_view name) override;
+  void raw_free(std::byte* p) noexcept override;
+  void raw_write(std::byte* dst, const void* src, std::size_t bytes) override;
+  void raw_read(void* dst, const std::byte* src, std::size_t bytes) override;
+  void raw_fill(std::byte* dst, std::uint8_t value, std::size_t bytes) override;
+
+ private:
+  void* stream_ = nullptr;
+};
+
+}  // namespace mxv::device

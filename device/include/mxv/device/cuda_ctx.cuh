@@ -1,0 +1,87 @@
+// CudaCtx: the kernel context on a real GPU. Every member is a forced-inline wrapper over the
+// CUDA builtin it names, so a kernel body instantiated with CudaCtx compiles to the same code as
+// one written against the builtins directly (proven by emulation's PTX comparison test).
+// Only nvcc compiles this header.
+#pragma once
+
+#if !defined(__CUDACC__)
+#error "cuda_ctx.cuh is CUDA-only; host code uses the emulator's context"
+#endif
+
+#include <cstddef>
+#include <cstdint>
+
+#include "mxv/device/kernel_ctx.h"
+
+namespace mxv::device {
+
+struct CudaCtx {
+  __device__ MXV_FORCEINLINE Dim3 thread_idx() const { return {threadIdx.x, threadIdx.y, threadIdx.z}; }
+  __device__ MXV_FORCEINLINE Dim3 block_idx() const { return {blockIdx.x, blockIdx.y, blockIdx.z}; }
+  __device__ MXV_FORCEINLINE Dim3 block_dim() const { return {blockDim.x, blockDim.y, blockDim.z}; }
+  __device__ MXV_FORCEINLINE Dim3 grid_dim() const { return {gridDim.x, gridDim.y, gridDim.z}; }
+
+  // Global memory. Plain loads: the compiler is free to use the read-only path where it can prove
+  // the buffer is not written in the launch (kernels mark inputs const through __restrict__ params).
+  template <class T>
+  __device__ MXV_FORCEINLINE T load(GlobalPtr<T> p, std::size_t i) const { return p.raw[i]; }
+  template <class T>
+  __device__ MXV_FORCEINLINE T load(GlobalPtr<const T> p, std::size_t i) const { return p.raw[i]; }
+  template <class T>
+  __device__ MXV_FORCEINLINE void store(GlobalPtr<T> p, std::size_t i, T v) const { p.raw[i] = v; }
+  template <class T>
+  __device__ MXV_FORCEINLINE Vec16 load16(GlobalPtr<T> p, std::size_t i) const {
+    return *reinterpret_cast<const Vec16*>(p.raw + i);
+  }
+  template <class T>
+  __device__ MXV_FORCEINLINE void store16(GlobalPtr<T> p, std::size_t i, Vec16 v) const {
+    *reinterpret_cast<Vec16*>(p.raw + i) = v;
+  }
+  __device__ MXV_FORCEINLINE std::uint32_t atomic_max(GlobalPtr<std::uint32_t> p, std::size_t i,
+                                                      std::uint32_t v) const {
+    return atomicMax(reinterpret_cast<unsigned int*>(p.raw + i), static_cast<unsigned int>(v));
+  }
+
+  // Shared memory: one static array per (T, N, Id) instantiation, as a function-scope __shared__.
+  template <class T, std::size_t N, int Id = 0>
+  __device__ MXV_FORCEINLINE SharedPtr<T> shared_array() const {
+    __shared__ T storage[N];
+    return {storage};
+  }
+  template <class T>
+  __device__ MXV_FORCEINLINE SharedPtr<T> dynamic_shared() const {
+    extern __shared__ __align__(16) unsigned char mxv_dynamic_smem[];
+    return {reinterpret_cast<T*>(mxv_dynamic_smem)};
+  }
+  template <class T>
+  __device__ MXV_FORCEINLINE T load(SharedPtr<T> p, std::size_t i) const { return p.raw[i]; }
+  template <class T>
+  __device__ MXV_FORCEINLINE void store(SharedPtr<T> p, std::size_t i, T v) const { p.raw[i] = v; }
+
+  __device__ MXV_FORCEINLINE void syncthreads() const { __syncthreads(); }
+  __device__ MXV_FORCEINLINE void syncwarp(unsigned mask) const { __syncwarp(mask); }
+
+  template <class T>
+  __device__ MXV_FORCEINLINE T shfl(unsigned mask, T v, int src, int width = 32) const {
+    return __shfl_sync(mask, v, src, width);
+  }
+  template <class T>
+  __device__ MXV_FORCEINLINE T shfl_xor(unsigned mask, T v, int lane_mask, int width = 32) const {
+    return __shfl_xor_sync(mask, v, lane_mask, width);
+  }
+  template <class T>
+  __device__ MXV_FORCEINLINE T shfl_up(unsigned mask, T v, unsigned delta, int width = 32) const {
+    return __shfl_up_sync(mask, v, delta, width);
+  }
+  template <class T>
+  __device__ MXV_FORCEINLINE T shfl_down(unsigned mask, T v, unsigned delta, int width = 32) const {
+    return __shfl_down_sync(mask, v, delta, width);
+  }
+  __device__ MXV_FORCEINLINE std::uint32_t ballot(unsigned mask, bool pred) const {
+    return __ballot_sync(mask, pred);
+  }
+  __device__ MXV_FORCEINLINE bool any(unsigned mask, bool pred) const { return __any_sync(mask, pred) != 0; }
+  __device__ MXV_FORCEINLINE bool all(unsigned mask, bool pred) const { return __all_sync(mask, pred) != 0; }
+};
+
+}  // namespace mxv::device

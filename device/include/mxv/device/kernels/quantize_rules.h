@@ -1,0 +1,205 @@
+// Device-side block-scaling rules of the quantize and swiglu_quantize kernels: the NVFP4 tensor
+// scale and block scale in TransformerEngine's operation order, the two MX E8M0 rules (OCP floor,
+// NVIDIA round-up), the amax kept as fp32 bit patterns, and where a scale byte lives (linear or
+// swizzled 128x4). SEMANTICS.md sections 4 (block scaling) and 5 (layouts).
+//
+// DESIGN.md "The reference is clean-room and independent": nothing here calls the reference. The
+// arithmetic is the contract's fp32 sequence, but the mechanics are this file's own: the amax is
+// a max over unsigned bit patterns (not fmaxf), OCP's floor(log2) comes from the exponent field
+// plus a count of leading zeros, the power-of-two multipliers are assembled from bits, and the
+// swizzle offset is built from shifts and masks. Conversions go through cvt.h's primitives.
+//
+// Every helper is host-device: the emulator runs exactly this code; on the GPU the divisions use
+// __fdiv_rn so that even a --use_fast_math build keeps IEEE division (the contract's "/").
+#pragma once
+
+#include <cstdint>
+
+#include "mxv/device/cvt.h"
+#include "mxv/device/kernel_ctx.h"
+
+namespace mxv::device::qrules {
+
+/// The schemes the quantize kernels implement (each is one reference preset; quantize.h maps a
+/// Recipe onto one of these or rejects it).
+enum class Scheme : std::uint8_t {
+  kNvfp4Te,      ///< nvfp4_te: 16 x E2M1 + UE4M3 + fp32 tensor scale, TE operation order
+  kMxfp4Nvidia,  ///< mxfp4_nvidia: 32 x E2M1 + E8M0 = RP(amax * fl(1/6))
+  kMxfp4Ocp,     ///< mxfp4_ocp: 32 x E2M1 + E8M0 = floor(log2 amax) - 2
+};
+
+/// Where scale bytes go.
+enum class ScaleLayoutKind : std::uint8_t { kLinear, kSwizzled128x4 };
+
+inline constexpr std::uint32_t kAbsMask = 0x7FFFFFFFu;
+inline constexpr std::uint32_t kInfBits = 0x7F800000u;
+inline constexpr std::uint32_t kCanonicalNan = 0x7FC00000u;
+inline constexpr std::uint32_t kFltMaxBits = 0x7F7FFFFFu;
+// fl(1/6): the fp32 nearest 1/6 (SEMANTICS.md section 4). Written as bits so no compiler
+// constant folding of 1.0f/6.0f is involved in what the kernel multiplies by.
+inline constexpr std::uint32_t kInvSixBits = 0x3E2AAAABu;
+// 2688 = 448 * 6: E4M3 max times E2M1 max.
+inline constexpr float kNvfp4AmaxToScale = 2688.0f;
+
+MXV_HD MXV_FORCEINLINE float div_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
+MXV_HD MXV_FORCEINLINE float mul_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+/// fminf semantics with FLT_MAX: a NaN argument is dropped (so NaN -> FLT_MAX), +Inf -> FLT_MAX.
+MXV_HD MXV_FORCEINLINE float min_flt_max(float v) {
+  const std::uint32_t u = cvt::bits_of(v);
+  const bool is_nan = (u & kAbsMask) > kInfBits;
+  if (is_nan) return cvt::float_of(kFltMaxBits);
+  // Negative values (and -Inf) stay: only values above FLT_MAX are clamped.
+  if ((u >> 31) == 0u && u > kFltMaxBits) return cvt::float_of(kFltMaxBits);
+  return v;
+}
+
+// ---- amax as bit patterns -----------------------------------------------------------------------
+// For non-NaN fp32 values, |x|'s bit pattern (sign cleared) orders exactly as |x| does, so a
+// block or tensor amax is an unsigned max over patterns. NaN is handled by the policy:
+//  ignore    -> a NaN contributes 0 (skipped, as fmaxf does);
+//  propagate -> a NaN contributes 0x7FC00000, which is above +Inf's 0x7F800000, so it wins.
+// The same representation feeds atomicMax on the GPU (unsigned compare of the bits).
+
+/// The amax contribution of one element's bits under the NaN policy.
+MXV_HD MXV_FORCEINLINE std::uint32_t amax_key(float x, bool nan_propagates) {
+  const std::uint32_t a = cvt::bits_of(x) & kAbsMask;
+  if (a > kInfBits) return nan_propagates ? kCanonicalNan : 0u;
+  return a;
+}
+
+MXV_HD MXV_FORCEINLINE std::uint32_t max_u32(std::uint32_t a, std::uint32_t b) { return a > b ? a : b; }
+
+// ---- power-of-two multipliers -------------------------------------------------------------------
+
+/// 2^e as fp32 for -149 <= e <= 127, assembled from bits (subnormal powers included).
+MXV_HD MXV_FORCEINLINE float pow2_bits(int e) {
+  if (e >= -126) return cvt::float_of(static_cast<std::uint32_t>(e + 127) << 23);
+  return cvt::float_of(1u << static_cast<unsigned>(e + 149));
+}
+
+/// The element multiplier of an E8M0 scale code: 2^(127 - code), the reciprocal of the scale.
+/// Multiplying by it equals dividing by 2^(code-127) exactly (both are the exact product rounded
+/// once), because 2^(127-code) is representable for every code 0..254. Code 0xFF (NaN) -> NaN.
+MXV_HD MXV_FORCEINLINE float e8m0_multiplier(std::uint32_t code) {
+  if (code == 0xFFu) return cvt::float_of(kCanonicalNan);
+  return pow2_bits(127 - static_cast<int>(code));
+}
+
+/// Number of leading zero bits of a nonzero 32-bit value (portable loop-free form).
+MXV_HD MXV_FORCEINLINE int clz32(std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return __clz(static_cast<int>(v));
+#else
+  return __builtin_clz(v);
+#endif
+}
+
+/// OCP MX v1.0 section 6.3: X = floor(log2 amax) - emax_elem (2 for E2M1), clamped to -127,
+/// stored as X + 127. amax given as its |x| bit pattern (amax_key). 0 -> 0x00; Inf/NaN -> 0xFF.
+MXV_HD MXV_FORCEINLINE std::uint32_t ocp_e8m0_code(std::uint32_t amax_bits) {
+  if (amax_bits >= kInfBits) return 0xFFu;
+  if (amax_bits == 0u) return 0x00u;
+  const std::uint32_t e = amax_bits >> 23;
+  // floor(log2 amax): normal: e - 127; subnormal: the position of the top mantissa bit minus 149.
+  const int floor_log2 = e != 0u ? static_cast<int>(e) - 127 : (31 - clz32(amax_bits)) - 149;
+  int x = floor_log2 - 2;
+  if (x < -127) x = -127;  // max is floor(log2 FLT_MAX) - 2 = 125: no upper clamp needed
+  return static_cast<std::uint32_t>(x + 127);
+}
+
+/// NVIDIA MX rule: code = E8M0_RP_satfinite(fp32(amax * fl(1/6))).
+MXV_HD MXV_FORCEINLINE std::uint32_t nvidia_e8m0_code(std::uint32_t amax_bits) {
+  const float scaled = mul_rn(cvt::float_of(amax_bits), cvt::float_of(kInvSixBits));
+  return cvt::e8m0_rp_from_f32(scaled);
+}
+
+// ---- NVFP4 (TransformerEngine order) ----------------------------------------------------------
+
+/// The per-tensor scale of nvfp4_te for a tensor amax (given as raw fp32 bits: a calibrated amax
+/// is used exactly as given, sign included).
+struct Nvfp4TensorScale {
+  float s_enc = 1.0f;
+  float s_dec = 1.0f;
+};
+
+/// TE compute_global_encode_scaling_factor_FP4: s_enc = fminf(2688 / amax, FLT_MAX); amax == 0
+/// or s_enc == 0 -> 1; s_dec = 1 / s_enc.
+MXV_HD MXV_FORCEINLINE Nvfp4TensorScale nvfp4_tensor_scale(float amax) {
+  float s_enc = min_flt_max(div_rn(kNvfp4AmaxToScale, amax));
+  if (amax == 0.0f || s_enc == 0.0f) s_enc = 1.0f;
+  return {s_enc, div_rn(1.0f, s_enc)};
+}
+
+/// One NVFP4 block's stored scale byte and element multiplier (TE order):
+///   sf  = E4M3_RN_satfinite(amax_block * (s_enc * fl(1/6)))
+///   enc = fminf(1 / (fp32(sf) * s_dec), FLT_MAX)
+struct BlockChoice {
+  std::uint32_t code = 0;
+  float multiplier = 0.0f;
+};
+
+MXV_HD MXV_FORCEINLINE BlockChoice nvfp4_te_block(std::uint32_t amax_bits, const Nvfp4TensorScale& ts) {
+  const float sf_in = mul_rn(cvt::float_of(amax_bits), mul_rn(ts.s_enc, cvt::float_of(kInvSixBits)));
+  const std::uint8_t code = cvt::e4m3_from_f32(sf_in);
+  const float sf = cvt::f32_from_e4m3(code);
+  return {code, min_flt_max(div_rn(1.0f, mul_rn(sf, ts.s_dec)))};
+}
+
+/// Any scheme's block choice (the tensor scale is ignored by the MX schemes).
+MXV_HD MXV_FORCEINLINE BlockChoice choose_block(Scheme scheme, std::uint32_t amax_bits,
+                                               const Nvfp4TensorScale& ts) {
+  switch (scheme) {
+    case Scheme::kNvfp4Te: return nvfp4_te_block(amax_bits, ts);
+    case Scheme::kMxfp4Nvidia: {
+      const std::uint32_t c = nvidia_e8m0_code(amax_bits);
+      return {c, e8m0_multiplier(c)};
+    }
+    case Scheme::kMxfp4Ocp: {
+      const std::uint32_t c = ocp_e8m0_code(amax_bits);
+      return {c, e8m0_multiplier(c)};
+    }
+  }
+  return {};
+}
+
+/// Elements per block of a scheme.
+MXV_HD MXV_FORCEINLINE unsigned block_size(Scheme scheme) { return scheme == Scheme::kNvfp4Te ? 16u : 32u; }
+
+/// Two elements -> one packed byte: element 2i (`even`) in bits [3:0], 2i+1 (`odd`) in [7:4].
+/// cvt's `a` operand lands in the high nibble, so the odd element goes first.
+MXV_HD MXV_FORCEINLINE std::uint32_t pack_pair(float even, float odd, float multiplier) {
+  return cvt::e2m1x2_from_f32(mul_rn(odd, multiplier), mul_rn(even, multiplier));
+}
+
+// ---- scale layouts ------------------------------------------------------------------------------
+
+/// Byte offset of scale (padded_row, k) in the swizzled 128x4 layout of a matrix whose rows are
+/// already padded (every group starts at a multiple of 128, so grouping folds into the row):
+///   (row/128)*n_k*512 + (k/4)*512 + (row%32)*16 + ((row%128)/32)*4 + k%4,  n_k = ceil(kb/4).
+MXV_HD MXV_FORCEINLINE std::uint64_t swizzled_offset(std::uint64_t row, std::uint64_t k,
+                                                     std::uint64_t n_k) {
+  return ((row >> 7) * n_k << 9) + ((k >> 2) << 9) + ((row & 31u) << 4) + (((row >> 5) & 3u) << 2) +
+         (k & 3u);
+}
+
+MXV_HD MXV_FORCEINLINE std::uint64_t scale_offset(ScaleLayoutKind layout, std::uint64_t scale_row,
+                                                  std::uint64_t k, std::uint64_t kb) {
+  if (layout == ScaleLayoutKind::kLinear) return scale_row * kb + k;
+  return swizzled_offset(scale_row, k, (kb + 3u) >> 2);
+}
+
+}  // namespace mxv::device::qrules

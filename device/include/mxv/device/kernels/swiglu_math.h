@@ -1,0 +1,120 @@
+// Device-side SwiGLU arithmetic: the portable exp and the two activations, in the exact fp32
+// operation order the reference documents (reference/portable_exp.h steps 0-4; reference/swiglu.h
+// "The exact fp32 operation order"), so kernel and model agree bit for bit (SEMANTICS.md
+// section 6: "exp is where bit-exactness dies").
+//
+// Written independently from the documented order (no reference code): every rounding step is an
+// explicit correctly rounded primitive. On the GPU those are __fmaf_rn / __fadd_rn / __fmul_rn /
+// __fdiv_rn, which nvcc never contracts or approximates (even under --use_fast_math), and the .cu
+// files that include this are also built with -fmad=false. On the host (the emulator) they are
+// std::fma and plain operators, and g++ in ISO C++20 mode does not contract (-ffp-contract=off).
+#pragma once
+
+#include <cstdint>
+
+#if !defined(__CUDA_ARCH__)
+#include <cmath>
+#endif
+
+#include "mxv/device/cvt.h"
+#include "mxv/device/kernel_ctx.h"
+
+namespace mxv::device::swiglu_math {
+
+MXV_HD MXV_FORCEINLINE float fma_rn(float a, float b, float c) {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+MXV_HD MXV_FORCEINLINE float add_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+MXV_HD MXV_FORCEINLINE float sub_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+MXV_HD MXV_FORCEINLINE float mul_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+MXV_HD MXV_FORCEINLINE float div_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
+inline constexpr std::uint32_t kQuietNan = 0x7FC00000u;
+
+MXV_HD MXV_FORCEINLINE bool is_nan(float x) { return (cvt::bits_of(x) & 0x7FFFFFFFu) > 0x7F800000u; }
+
+/// A NaN becomes the canonical quiet NaN (the contract fixes one payload for CPU and GPU).
+MXV_HD MXV_FORCEINLINE float canonical(float x) { return is_nan(x) ? cvt::float_of(kQuietNan) : x; }
+
+/// exp(x) from fma/add/mul in the reference's documented order (portable_exp.h steps 0-4).
+MXV_HD MXV_FORCEINLINE float exp_portable(float x) {
+  // Step 0: NaN, overflow, underflow (these bounds are exact fp32 values).
+  if (is_nan(x)) return cvt::float_of(kQuietNan);
+  if (x > 0x1.62e42ep+6f) return cvt::float_of(0x7F800000u);
+  if (x < -104.0f) return 0.0f;
+  // Step 1: t = fma(x, log2e, 1.5*2^23); n from t's low mantissa bits; nf = t - shift (exact).
+  const float shift = 0x1.8p+23f;
+  const float t = fma_rn(x, 0x1.715476p+0f, shift);
+  const int n = static_cast<int>(cvt::bits_of(t)) - static_cast<int>(cvt::bits_of(shift));
+  const float nf = sub_rn(t, shift);
+  // Step 2: Cody-Waite reduction with the two-part ln 2.
+  float r = fma_rn(nf, -0x1.62e43p-1f, x);
+  r = fma_rn(nf, 0x1.05c61p-29f, r);  // -kLn2Lo, kLn2Lo = -0x1.05c61p-29
+  // Step 3: Horner, one fma per coefficient, innermost first.
+  float q = 0x1.a12532p-13f;
+  q = fma_rn(q, r, 0x1.6d436ep-10f);
+  q = fma_rn(q, r, 0x1.1110ep-7f);
+  q = fma_rn(q, r, 0x1.5554e8p-5f);
+  q = fma_rn(q, r, 0x1.555556p-3f);
+  q = fma_rn(q, r, 0x1.0p-1f);
+  q = fma_rn(q, r, 1.0f);
+  const float p = fma_rn(q, r, 1.0f);
+  // Step 4: two normal power-of-two factors (n in [-150, 128]); only the second product rounds.
+  const int n1 = n >> 1;
+  const int n2 = n - n1;
+  const float f1 = cvt::float_of(static_cast<std::uint32_t>(n1 + 127) << 23);
+  const float f2 = cvt::float_of(static_cast<std::uint32_t>(n2 + 127) << 23);
+  return mul_rn(mul_rn(p, f1), f2);
+}
+
+/// silu(g) * u: e = exp(-g); d = 1 + e; s = g / d; out = s * u (NaN canonicalized).
+MXV_HD MXV_FORCEINLINE float silu_mul(float g, float u) {
+  const float e = exp_portable(-g);
+  const float d = add_rn(1.0f, e);
+  const float s = div_rn(g, d);
+  return canonical(mul_rn(s, u));
+}
+
+/// gpt-oss clamped SwiGLU: g' = min(g, limit) and u' = clamp(u, -limit, limit) with NaN falling
+/// through; out = (g' * (1 / (1 + exp(-(alpha * g'))))) * (u' + 1) (NaN canonicalized).
+MXV_HD MXV_FORCEINLINE float swiglu_clamped(float g, float u, float alpha, float limit) {
+  const float gc = g > limit ? limit : g;
+  const float uc = u > limit ? limit : (u < -limit ? -limit : u);
+  const float a = mul_rn(alpha, gc);
+  const float e = exp_portable(-a);
+  const float d = add_rn(1.0f, e);
+  const float sig = div_rn(1.0f, d);
+  const float t = mul_rn(gc, sig);
+  const float v = add_rn(uc, 1.0f);
+  return canonical(mul_rn(t, v));
+}
+
+}  // namespace mxv::device::swiglu_math

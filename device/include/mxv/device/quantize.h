@@ -1,0 +1,86 @@
+// Host launcher of the quantize kernels (kernels/quantize.h) and of the tensor-amax reduction
+// (kernels/amax.h): activations [M, K] fp32/bf16 -> packed E2M1 + block scales (linear or
+// swizzled 128x4, zeroed padding) + the NVFP4 tensor amax and global decode scale; grouped (MoE)
+// rows. DESIGN.md "Production kernels" (quantize); SEMANTICS.md sections 4-5; the output layout
+// is the reference's (reference/quantize.h), so the two compare byte for byte.
+//
+// Supported recipes: exactly the presets in quantize_supported_presets() (nvfp4_te,
+// mxfp4_nvidia, mxfp4_ocp, ort_qmoe), plus variations of their fields that do not change quantization
+// (decode quirks, SwiGLU fields) and either NaN-in-amax policy. Anything else is rejected with
+// std::invalid_argument naming the field.
+//
+//   QuantizePlan plan = plan_quantize({.recipe = Recipe::nvfp4_te(), .rows = m, .cols = k});
+//   QuantizeBuffers out = alloc_quantize_buffers(backend, plan);
+//   run_quantize(backend, plan, input, out);   // input: m*k fp32 values on `backend`
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "mxv/device/backend.h"
+#include "mxv/device/kernels/amax.h"
+#include "mxv/device/kernels/quantize.h"
+#include "mxv/reference/quantize.h"
+#include "mxv/reference/recipe.h"
+#include "mxv/reference/scale_layout.h"
+
+namespace mxv::device {
+
+/// Names of the presets the quantize kernels implement; the tests check exactly these.
+std::span<const std::string_view> quantize_supported_presets();
+
+/// The kernel scheme of `recipe`; throws std::invalid_argument naming the recipe and the field
+/// the kernels do not implement.
+qrules::Scheme quantize_scheme_of(const Recipe& recipe);
+
+/// One quantize call.
+struct QuantizeProblem {
+  Recipe recipe = Recipe::nvfp4_te();
+  WideType input_type = WideType::kFp32;  ///< fp32 or bf16 (fp16 is rejected)
+  std::int64_t rows = 0;                  ///< M >= 1 (compact rows)
+  std::int64_t cols = 0;                  ///< K >= 1
+  ScaleLayout scale_layout = ScaleLayout::kLinear;
+  /// Grouped rows: per-expert counts (>= 0) summing to rows; empty = one group.
+  std::vector<std::int64_t> group_counts;
+  /// NVFP4: a calibrated tensor amax used as given (no amax kernel); MX ignores it.
+  std::optional<float> tensor_amax;
+};
+
+/// Everything decided on the host: the variant, the launches, the buffer sizes.
+struct QuantizePlan {
+  QuantizeProblem problem;
+  QuantizeParams params;           ///< without buffer pointers (run_quantize fills them)
+  AmaxParams amax_params;          ///< likewise
+  bool launches_amax = false;      ///< NVFP4 without a calibrated amax
+  LaunchPlan amax_launch;          ///< "amax"
+  LaunchPlan quantize_launch;      ///< "quantize_vector" | "quantize_scalar"
+  std::uint64_t input_bytes = 0;
+  std::uint64_t element_bytes = 0;  ///< M * ceil(K/2)
+  std::uint64_t scale_bytes = 0;    ///< scale slots, padding included
+  std::vector<std::uint32_t> tile_rows;  ///< grouped + swizzled: the per-tile row table
+};
+
+/// Validates `problem` and decides the launches; launches nothing.
+QuantizePlan plan_quantize(const QuantizeProblem& problem);
+
+/// Output and scratch buffers of one run. `amax` and `s_dec` hold one fp32 each (NVFP4 only:
+/// with an MX recipe they are left untouched).
+struct QuantizeBuffers {
+  DeviceBuffer elements;
+  DeviceBuffer scales;
+  DeviceBuffer amax;
+  DeviceBuffer s_dec;
+  DeviceBuffer tile_rows;  ///< uploaded by alloc_quantize_buffers when the plan has a table
+};
+
+/// Allocates the outputs (filled with `sentinel`) and uploads the plan's row table.
+QuantizeBuffers alloc_quantize_buffers(Backend& backend, const QuantizePlan& plan, std::uint8_t sentinel = 0xCD);
+
+/// Runs the plan: resets / sets the amax word, launches the amax kernel (if planned) and the
+/// quantize kernel. Throws std::invalid_argument when a buffer is too small for the plan.
+void run_quantize(Backend& backend, const QuantizePlan& plan, const DeviceBuffer& input, QuantizeBuffers& out);
+
+}  // namespace mxv::device

@@ -1,0 +1,98 @@
+// Host launcher of the convert kernel: argument validation and the launch plan (one thread per
+// element, or per packed E2M1 byte; 256-thread blocks along x).
+#include "mxv/device/convert.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace mxv::device {
+
+std::string_view to_string(ConvertDirection d) {
+  return d == ConvertDirection::kEncode ? "encode" : "decode";
+}
+
+std::string_view to_string(WideType t) {
+  switch (t) {
+    case WideType::kF32: return "fp32";
+    case WideType::kBf16: return "bf16";
+    case WideType::kF16: return "fp16";
+  }
+  return "?";
+}
+
+std::string_view to_string(CodeFormat f) {
+  switch (f) {
+    case CodeFormat::kE4M3: return "e4m3";
+    case CodeFormat::kE2M1: return "e2m1";
+    case CodeFormat::kE8M0Rz: return "e8m0-rz";
+    case CodeFormat::kE8M0Rp: return "e8m0-rp";
+  }
+  return "?";
+}
+
+std::size_t wide_bytes(WideType t) { return t == WideType::kF32 ? 4 : 2; }
+
+std::uint64_t code_bytes(CodeFormat f, std::uint64_t count) {
+  return f == CodeFormat::kE2M1 ? (count + 1) / 2 : count;
+}
+
+namespace {
+
+[[noreturn]] void reject(const std::string& argument, const std::string& rule) {
+  throw std::invalid_argument("convert: " + argument + ": " + rule);
+}
+
+void require_size(const DeviceBuffer* b, std::string_view role, std::uint64_t bytes) {
+  if (b == nullptr) reject(std::string(role), "buffer must not be null");
+  if (b->bytes() < bytes) {
+    reject(std::string(role), "buffer '" + b->name() + "' has " + std::to_string(b->bytes()) +
+                                  " bytes, the call needs " + std::to_string(bytes));
+  }
+}
+
+}  // namespace
+
+ConvertLaunch plan_convert(const ConvertArgs& a) {
+  if (a.count == 0) reject("count", "must be >= 1");
+  const std::uint64_t wide_total = a.count * wide_bytes(a.wide);
+  const std::uint64_t code_total = code_bytes(a.format, a.count);
+  const bool encode = a.direction == ConvertDirection::kEncode;
+  if (a.input_is_index) {
+    if (!encode) reject("input_is_index", "only an encode can take its inputs from the index");
+    const std::uint64_t space = a.wide == WideType::kF32 ? (std::uint64_t{1} << 32) : (std::uint64_t{1} << 16);
+    if (std::uint64_t{a.index_base} + a.count > space) {
+      reject("index_base + count", "must not exceed " + std::to_string(space) + " (the " +
+                                       std::string(to_string(a.wide)) + " bit patterns)");
+    }
+  } else {
+    require_size(a.in, "in", encode ? wide_total : code_total);
+  }
+  require_size(a.out, "out", encode ? code_total : wide_total);
+
+  ConvertLaunch l;
+  l.params.direction = a.direction;
+  l.params.wide = a.wide;
+  l.params.format = a.format;
+  l.params.count = a.count;
+  l.params.units = code_total;  // one thread per code byte = per element, per pair for E2M1
+  l.params.input_is_index = a.input_is_index;
+  l.params.index_base = a.index_base;
+  l.params.in = a.input_is_index || a.in == nullptr ? GlobalPtr<std::uint8_t>{} : a.in->as<std::uint8_t>();
+  l.params.out = a.out->as<std::uint8_t>();
+
+  const std::uint64_t blocks = (l.params.units + kConvertBlockThreads - 1) / kConvertBlockThreads;
+  if (blocks > kMaxGridX) reject("count", "needs more than 2^31-1 blocks of 256 threads");
+  l.plan.kernel = "convert";
+  l.plan.grid = {static_cast<unsigned>(blocks), 1, 1};
+  l.plan.block = {kConvertBlockThreads, 1, 1};
+  validate_launch_plan(l.plan);
+  return l;
+}
+
+LaunchPlan convert(Backend& backend, const ConvertArgs& args) {
+  const ConvertLaunch l = plan_convert(args);
+  backend.launch_convert(l.plan, l.params);
+  return l.plan;
+}
+
+}  // namespace mxv::device

@@ -1,0 +1,38 @@
+// The cuda backend's dequantize entries: __global__ wrappers running the scalar and tiled kernel
+// bodies with a CudaCtx, dispatched on the plan's variant name.
+#include <cuda_runtime.h>
+
+#include "mxv/device/cuda_backend.h"
+#include "mxv/device/cuda_ctx.cuh"
+#include "mxv/device/kernels/dequantize_scalar.h"
+#include "mxv/device/kernels/dequantize_tiled.h"
+
+namespace mxv::device {
+
+namespace {
+__global__ void dequantize_scalar_kernel(DequantizeParams p) {
+  CudaCtx ctx;
+  dequantize_scalar_body(ctx, p);
+}
+__global__ void __launch_bounds__(kDequantTileN * kDequantGroups) dequantize_tiled_kernel(DequantizeParams p) {
+  CudaCtx ctx;
+  dequantize_tiled_body(ctx, p);
+}
+}  // namespace
+
+void CudaBackend::launch_dequantize(const LaunchPlan& plan, const DequantizeParams& p) {
+  const dim3 grid(plan.grid.x, plan.grid.y, plan.grid.z), block(plan.block.x, plan.block.y, plan.block.z);
+  const auto s = static_cast<cudaStream_t>(stream());
+  if (plan.kernel == "dequantize_scalar") {
+    note_launch(plan);
+    dequantize_scalar_kernel<<<grid, block, plan.dynamic_smem_bytes, s>>>(p);
+  } else if (plan.kernel == "dequantize_tiled") {
+    note_launch(plan);
+    dequantize_tiled_kernel<<<grid, block, plan.dynamic_smem_bytes, s>>>(p);
+  } else {
+    not_implemented(plan.kernel);
+  }
+  check_launch(plan);
+}
+
+}  // namespace mxv::device

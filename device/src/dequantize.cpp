@@ -1,0 +1,146 @@
+// Host launcher of the weight-dequantize kernels: argument validation, the tiled-kernel gate and
+// the launch plans (geometry of kernels/dequantize_scalar.h and kernels/dequantize_tiled.h).
+#include "mxv/device/dequantize.h"
+
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+
+#include "mxv/device/convert.h"  // wide_bytes
+#include "mxv/device/kernels/dequantize_scalar.h"
+#include "mxv/device/kernels/dequantize_tiled.h"
+
+namespace mxv::device {
+
+namespace {
+
+// Messages are streamed, not built with operator+: GCC 12 at -O3 reports a false -Wrestrict on
+// some `"literal" + std::to_string(x)` chains (GCC bug 105329).
+template <class... Parts>
+std::string cat(const Parts&... parts) {
+  std::ostringstream os;
+  (os << ... << parts);
+  return os.str();
+}
+
+[[noreturn]] void reject(const std::string& argument, const std::string& rule) {
+  throw std::invalid_argument(cat("dequantize: ", argument, ": ", rule));
+}
+
+void require_bytes(const DeviceBuffer* b, const std::string& role, std::uint64_t bytes) {
+  if (b == nullptr) reject(role, "buffer must not be null");
+  if (b->bytes() < bytes) {
+    reject(role, cat("buffer '", b->name(), "' has ", b->bytes(), " bytes, the shape needs ", bytes));
+  }
+}
+
+DequantScale scale_kind(const Recipe& r) {
+  if (r.is_nvfp4()) return DequantScale::kUE4M3;
+  if (r.e8m0_decode == E8m0Decode::kOrtQmoe) return DequantScale::kE8M0OrtQmoe;
+  if (r.flush_e8m0_zero) return DequantScale::kE8M0Flushed;
+  return DequantScale::kE8M0;
+}
+
+std::uint32_t log2_block(const Recipe& r) {
+  if (r.block_size == 16) return 4;
+  if (r.block_size == 32) return 5;
+  reject("recipe", cat("'", r.name, "' has block size ", r.block_size, "; the kernels take 16 (NVFP4) or 32 (MX)"));
+}
+
+}  // namespace
+
+TiledGate dequantize_tiled_gate(const DequantizeArgs& a) {
+  if (a.n % 2 != 0) return {false, cat("N = ", a.n, " is odd")};
+  if (a.k % kDequantTileK != 0) return {false, cat("K = ", a.k, " is not a multiple of 64")};
+  const std::int64_t grid_y = (a.n + kDequantTileN - 1) / kDequantTileN;
+  if (grid_y > kMaxGridYZ) return {false, cat("ceil(N/64) = ", grid_y, " exceeds gridDim.y <= 65535")};
+  if (a.experts > kMaxGridYZ) return {false, cat("E = ", a.experts, " exceeds gridDim.z <= 65535")};
+  if (a.k / kDequantTileK > kMaxGridX) return {false, "K/64 exceeds gridDim.x <= 2^31-1"};
+  if (a.out != nullptr && reinterpret_cast<std::uintptr_t>(a.out->data()) % 16 != 0) {
+    return {false, "out is not 16-byte aligned"};
+  }
+  if (a.packed != nullptr && reinterpret_cast<std::uintptr_t>(a.packed->data()) % 4 != 0) {
+    return {false, "packed is not 4-byte aligned"};
+  }
+  return {true, "N even, K % 64 == 0, grid within limits, buffers aligned"};
+}
+
+DequantizeLaunch plan_dequantize(const DequantizeArgs& a) {
+  const Recipe& r = a.recipe;
+  r.validate();
+  if (r.element != ElementFormat::kFp4E2M1) {
+    reject("recipe", cat("'", r.name, "' does not have E2M1 elements; the kernels dequantize FP4 weights"));
+  }
+  if (a.experts < 1 || a.n < 1 || a.k < 1) reject("shape", "experts, n and k must all be >= 1");
+  if (a.experts > UINT32_MAX || a.n > UINT32_MAX || a.k > UINT32_MAX) reject("shape", "every dimension must be < 2^32");
+  if (a.packing == WeightPackingAxis::kK && a.k % 2 != 0) {
+    reject("k", cat("K = ", a.k, " must be even for K-packed weights (two codes per byte along K)"));
+  }
+  if (a.packing == WeightPackingAxis::kN && a.n % 2 != 0) {
+    reject("n", cat("N = ", a.n, " must be even for N-packed weights (two codes per byte along N)"));
+  }
+  const std::uint32_t shift = log2_block(r);
+  const auto e = static_cast<std::uint64_t>(a.experts), n = static_cast<std::uint64_t>(a.n),
+             k = static_cast<std::uint64_t>(a.k);
+  const std::uint64_t block = std::uint64_t{1} << shift;
+  const std::uint64_t scale_cols = (k + block - 1) / block;
+  const std::uint64_t total = e * n * k;
+  if (total / e / n != k || total > (std::uint64_t{1} << 40)) reject("shape", "E*N*K must be <= 2^40 elements");
+  require_bytes(a.packed, "packed", total / 2);
+  require_bytes(a.scales, "scales", e * n * scale_cols);
+  require_bytes(a.out, "out", total * wide_bytes(a.out_type));
+  bool per_expert = false;
+  if (r.is_nvfp4()) {
+    if (a.s_dec == nullptr) reject("s_dec", "NVFP4 needs the per-tensor decode scale (1 float, or one per expert)");
+    if (a.s_dec->bytes() == 4 * e) {
+      per_expert = true;
+    } else if (a.s_dec->bytes() != 4) {
+      reject("s_dec", cat("buffer '", a.s_dec->name(), "' must hold 1 float or E = ", e, " floats"));
+    }
+  }
+
+  DequantizeLaunch l;
+  DequantizeParams& p = l.params;
+  p.packing = a.packing;
+  p.scale = scale_kind(r);
+  p.out_type = a.out_type;
+  p.experts = static_cast<std::uint32_t>(e);
+  p.n = static_cast<std::uint32_t>(n);
+  p.k = static_cast<std::uint32_t>(k);
+  p.block_shift = shift;
+  p.scale_cols = static_cast<std::uint32_t>(scale_cols);
+  p.s_dec_per_expert = per_expert && e > 1;
+  p.packed = a.packed->as<std::uint8_t>();
+  p.scales = a.scales->as<std::uint8_t>();
+  p.s_dec = r.is_nvfp4() ? a.s_dec->as<float>() : GlobalPtr<float>{};
+  p.out = a.out->as<std::uint8_t>();
+
+  l.gate = dequantize_tiled_gate(a);
+  const bool tiled = a.variant == DequantizeVariant::kTiled ||
+                     (a.variant == DequantizeVariant::kAuto && l.gate.ok);
+  if (a.variant == DequantizeVariant::kTiled && !l.gate.ok) {
+    reject("variant", cat("the tiled kernel cannot take this shape: ", l.gate.reason));
+  }
+  if (tiled) {
+    l.plan.kernel = "dequantize_tiled";
+    l.plan.grid = {static_cast<unsigned>(k / kDequantTileK), static_cast<unsigned>((n + kDequantTileN - 1) / kDequantTileN),
+                   static_cast<unsigned>(e)};
+    l.plan.block = {kDequantGroups, kDequantTileN, 1};
+  } else {
+    const std::uint64_t blocks = (total + kDequantScalarBlockThreads - 1) / kDequantScalarBlockThreads;
+    if (blocks > kMaxGridX) reject("shape", "E*N*K needs more than 2^31-1 blocks of 256 threads");
+    l.plan.kernel = "dequantize_scalar";
+    l.plan.grid = {static_cast<unsigned>(blocks), 1, 1};
+    l.plan.block = {kDequantScalarBlockThreads, 1, 1};
+  }
+  validate_launch_plan(l.plan);
+  return l;
+}
+
+LaunchPlan dequantize(Backend& backend, const DequantizeArgs& args) {
+  const DequantizeLaunch l = plan_dequantize(args);
+  backend.launch_dequantize(l.plan, l.params);
+  return l.plan;
+}
+
+}  // namespace mxv::device

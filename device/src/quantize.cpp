@@ -1,0 +1,209 @@
+// Host launcher of the quantize and amax kernels: argument validation, the variant gate, launch
+// geometry, the grouped row table, and the run itself (DESIGN.md "Production kernels"). The
+// sizes and layout rules here are computed independently of the reference (scale_layout.cpp);
+// the tests hold the two together byte for byte.
+#include "mxv/device/quantize.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace mxv::device {
+
+namespace {
+
+// ort_qmoe quantizes exactly as an OCP-floor MXFP4 recipe with the NaN-ignoring amax (its other
+// fields are decode quirks and the SwiGLU activation), so the kernels implement it too.
+constexpr std::array<std::string_view, 4> kSupported = {"nvfp4_te", "mxfp4_nvidia", "mxfp4_ocp", "ort_qmoe"};
+
+// Grid-stride kernels: more blocks than this only add scheduling overhead (132 SMs x 16 blocks
+// of 256 threads is far below it), while staying well inside the 2^31-1 grid limit.
+constexpr std::uint64_t kMaxBlocks = 1u << 20;
+
+[[noreturn]] void reject(const Recipe& r, const std::string& why) {
+  throw std::invalid_argument("quantize: recipe '" + std::string(r.name) + "' is not supported by the kernels: " + why +
+                              " (supported presets: nvfp4_te, mxfp4_nvidia, mxfp4_ocp, ort_qmoe)");
+}
+
+unsigned blocks_for(std::uint64_t threads, unsigned block_threads) {
+  const std::uint64_t b = (threads + block_threads - 1) / block_threads;
+  return static_cast<unsigned>(std::clamp<std::uint64_t>(b, 1, kMaxBlocks));
+}
+
+std::uint64_t round_up(std::uint64_t v, std::uint64_t m) { return (v + m - 1) / m * m; }
+
+}  // namespace
+
+std::span<const std::string_view> quantize_supported_presets() { return kSupported; }
+
+qrules::Scheme quantize_scheme_of(const Recipe& recipe) {
+  recipe.validate();
+  if (recipe.element != ElementFormat::kFp4E2M1) reject(recipe, "element must be e2m1");
+  if (recipe.dialect != Dialect::kCuda) reject(recipe, "dialect must be cuda");
+  if (recipe.zero_block != ZeroBlock::kScaleCodeZero) reject(recipe, "zero_block must be code_zero");
+  if (recipe.partial_block != PartialBlock::kZeroPadded) reject(recipe, "partial_block must be zero_padded");
+  if (recipe.is_nvfp4()) {
+    if (recipe.block_size != 16) reject(recipe, "NVFP4 block_size must be 16");
+    if (recipe.order != Nvfp4Order::kTe) reject(recipe, "NVFP4 order must be te");
+    if (recipe.reciprocal != Reciprocal::kIeee) reject(recipe, "reciprocal must be ieee");
+    if (recipe.tensor_amax != TensorAmaxPolicy::kTeClamp) reject(recipe, "tensor_amax must be te_clamp");
+    return qrules::Scheme::kNvfp4Te;
+  }
+  if (recipe.block_size != 32) reject(recipe, "MX block_size must be 32");
+  if (recipe.scale_rule == ScaleRule::kOcpFloor) return qrules::Scheme::kMxfp4Ocp;
+  if (recipe.scale_rule == ScaleRule::kNvidiaRoundUp) return qrules::Scheme::kMxfp4Nvidia;
+  reject(recipe, "scale_rule must be ocp_floor or nvidia_round_up");
+}
+
+QuantizePlan plan_quantize(const QuantizeProblem& problem) {
+  QuantizePlan plan;
+  plan.problem = problem;
+  const qrules::Scheme scheme = quantize_scheme_of(problem.recipe);
+  if (problem.input_type != WideType::kFp32 && problem.input_type != WideType::kBf16) {
+    throw std::invalid_argument("quantize: input_type must be fp32 or bf16, got " +
+                                std::string(to_string(problem.input_type)));
+  }
+  if (problem.rows < 1) throw std::invalid_argument("quantize: rows must be >= 1, got " + std::to_string(problem.rows));
+  if (problem.cols < 1) throw std::invalid_argument("quantize: cols must be >= 1, got " + std::to_string(problem.cols));
+  // Row indices travel as 32-bit words in the tile table, element offsets as 64-bit.
+  if (problem.rows > std::numeric_limits<std::uint32_t>::max()) {
+    throw std::invalid_argument("quantize: rows must be < 2^32, got " + std::to_string(problem.rows));
+  }
+  if (problem.cols > (std::int64_t{1} << 40) || problem.rows * problem.cols > (std::int64_t{1} << 46)) {
+    throw std::invalid_argument("quantize: rows * cols must be <= 2^46 elements");
+  }
+  const bool grouped = !problem.group_counts.empty();
+  std::int64_t sum = 0;
+  for (std::size_t g = 0; g < problem.group_counts.size(); ++g) {
+    if (problem.group_counts[g] < 0) {
+      throw std::invalid_argument("quantize: group_counts[" + std::to_string(g) + "] must be >= 0, got " +
+                                  std::to_string(problem.group_counts[g]));
+    }
+    sum += problem.group_counts[g];
+  }
+  if (grouped && sum != problem.rows) {
+    throw std::invalid_argument("quantize: group_counts sum to " + std::to_string(sum) + " but rows is " +
+                                std::to_string(problem.rows));
+  }
+
+  const auto rows = static_cast<std::uint64_t>(problem.rows);
+  const auto cols = static_cast<std::uint64_t>(problem.cols);
+  const unsigned block = qrules::block_size(scheme);
+  const bool swizzled = problem.scale_layout == ScaleLayout::kSwizzled128x4;
+  const bool bf16 = problem.input_type == WideType::kBf16;
+
+  QuantizeParams& q = plan.params;
+  q.scheme = scheme;
+  q.layout = swizzled ? qrules::ScaleLayoutKind::kSwizzled128x4 : qrules::ScaleLayoutKind::kLinear;
+  q.input_bf16 = bf16;
+  q.nan_propagates = problem.recipe.nan_in_amax == NanInAmax::kPropagate;
+  q.rows = rows;
+  q.cols = cols;
+  q.kb = (cols + block - 1) / block;
+  q.kb_slots = swizzled ? round_up(q.kb, 4) : q.kb;
+  q.row_bytes = (cols + 1) / 2;
+  if (!swizzled) {
+    q.scale_rows = rows;  // linear: grouping does not move scale rows
+  } else if (!grouped) {
+    q.scale_rows = round_up(rows, 128);
+  } else {
+    // One table entry per 128-row tile: each expert's scale rows start at a multiple of 128.
+    std::uint64_t first = 0;
+    for (const std::int64_t c : problem.group_counts) {
+      const auto count = static_cast<std::uint64_t>(c);
+      for (std::uint64_t t = 0; t < count; t += 128) {
+        plan.tile_rows.push_back(static_cast<std::uint32_t>(first + t));
+        plan.tile_rows.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(128, count - t)));
+      }
+      first += count;
+    }
+    q.scale_rows = plan.tile_rows.size() / 2 * 128;
+  }
+  q.items = q.scale_rows * q.kb_slots;
+
+  // The gate: the vector variant needs whole blocks (so a lane's 16-byte vector never straddles
+  // a block or a row end, and every row starts 16-byte aligned: K * elem_bytes is a multiple of
+  // 32). Everything else takes the scalar variant.
+  q.variant = cols % block == 0 ? QuantizeVariant::kVector : QuantizeVariant::kScalar;
+  plan.quantize_launch.block = {kQuantizeBlockThreads, 1, 1};
+  if (q.variant == QuantizeVariant::kVector) {
+    const std::uint64_t lanes = block / (bf16 ? 8u : 4u);
+    plan.quantize_launch.kernel = "quantize_vector";
+    plan.quantize_launch.grid = {blocks_for(q.items * lanes, kQuantizeBlockThreads), 1, 1};
+  } else {
+    plan.quantize_launch.kernel = "quantize_scalar";
+    plan.quantize_launch.grid = {blocks_for(q.items, kQuantizeBlockThreads), 1, 1};
+  }
+  validate_launch_plan(plan.quantize_launch);
+
+  plan.input_bytes = rows * cols * (bf16 ? 2u : 4u);
+  plan.element_bytes = rows * q.row_bytes;
+  plan.scale_bytes = q.items;
+
+  if (scheme == qrules::Scheme::kNvfp4Te && !problem.tensor_amax) {
+    plan.launches_amax = true;
+    plan.amax_params.input_bf16 = bf16;
+    plan.amax_params.nan_propagates = q.nan_propagates;
+    plan.amax_params.count = rows * cols;
+    // Each thread folds at least 4 vectors before the block reduction, one atomic per block.
+    const std::uint64_t chunks = plan.amax_params.count / (bf16 ? 8u : 4u) + 1;
+    plan.amax_launch.kernel = "amax";
+    plan.amax_launch.block = {kAmaxBlockThreads, 1, 1};
+    plan.amax_launch.grid = {blocks_for((chunks + 3) / 4, kAmaxBlockThreads), 1, 1};
+    validate_launch_plan(plan.amax_launch);
+  }
+  return plan;
+}
+
+QuantizeBuffers alloc_quantize_buffers(Backend& backend, const QuantizePlan& plan, std::uint8_t sentinel) {
+  QuantizeBuffers b;
+  b.elements = backend.alloc(plan.element_bytes, "quantize.elements", sentinel);
+  b.scales = backend.alloc(plan.scale_bytes, "quantize.scales", sentinel);
+  b.amax = backend.alloc(sizeof(std::uint32_t), "quantize.amax", sentinel);
+  b.s_dec = backend.alloc(sizeof(float), "quantize.s_dec", sentinel);
+  if (!plan.tile_rows.empty()) {
+    b.tile_rows = backend.alloc_upload(std::span<const std::uint32_t>(plan.tile_rows), "quantize.tile_rows");
+  }
+  return b;
+}
+
+void run_quantize(Backend& backend, const QuantizePlan& plan, const DeviceBuffer& input, QuantizeBuffers& out) {
+  auto need = [](const DeviceBuffer& b, std::uint64_t bytes, const char* what) {
+    if (b.bytes() < bytes) {
+      throw std::invalid_argument(std::string("quantize: buffer '") + what + "' holds " + std::to_string(b.bytes()) +
+                                  " bytes, the plan needs " + std::to_string(bytes));
+    }
+  };
+  need(input, plan.input_bytes, "input");
+  need(out.elements, plan.element_bytes, "elements");
+  need(out.scales, plan.scale_bytes, "scales");
+  need(out.amax, 4, "amax");
+  need(out.s_dec, 4, "s_dec");
+  need(out.tile_rows, plan.tile_rows.size() * 4, "tile_rows");
+
+  QuantizeParams q = plan.params;
+  q.input = input.as<std::uint8_t>();
+  q.elements = out.elements.as<std::uint8_t>();
+  q.scales = out.scales.as<std::uint8_t>();
+  q.tile_rows = plan.tile_rows.empty() ? GlobalPtr<std::uint32_t>{} : out.tile_rows.as<std::uint32_t>();
+  q.amax_bits = out.amax.as<std::uint32_t>();
+  q.s_dec_out = out.s_dec.as<float>();
+
+  if (q.scheme == qrules::Scheme::kNvfp4Te) {
+    // The amax word: 0 for the atomicMax reduction, or the calibrated value's exact bits.
+    const std::uint32_t init = plan.launches_amax ? 0u : std::bit_cast<std::uint32_t>(*plan.problem.tensor_amax);
+    backend.upload(out.amax, std::span<const std::uint32_t>(&init, 1));
+  }
+  if (plan.launches_amax) {
+    AmaxParams a = plan.amax_params;
+    a.input = q.input;
+    a.amax_bits = q.amax_bits;
+    backend.launch_amax(plan.amax_launch, a);
+  }
+  backend.launch_quantize(plan.quantize_launch, q);
+}
+
+}  // namespace mxv::device

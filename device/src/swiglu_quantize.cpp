@@ -1,0 +1,200 @@
+// Host launchers of the SwiGLU kernels: validation, the gate (I % 16, supported layouts), launch
+// geometry and the grouped row table; the fused kernel and the unfused pair share one validation
+// so both take exactly the same problems (DESIGN.md "Production kernels", swiglu_quantize).
+#include "mxv/device/swiglu_quantize.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace mxv::device {
+
+namespace {
+
+constexpr std::uint64_t kMaxBlocks = 1u << 20;
+
+[[noreturn]] void fail(const std::string& why) { throw std::invalid_argument("swiglu_quantize: " + why); }
+
+unsigned blocks_for(std::uint64_t threads) {
+  const std::uint64_t b = (threads + kSwigluBlockThreads - 1) / kSwigluBlockThreads;
+  return static_cast<unsigned>(std::clamp<std::uint64_t>(b, 1, kMaxBlocks));
+}
+
+std::uint64_t round_up(std::uint64_t v, std::uint64_t m) { return (v + m - 1) / m * m; }
+
+/// Validates everything both kernels need and fills the shared input description.
+SwigluInput validated_input(const SwigluQuantizeProblem& p, qrules::Scheme* scheme_out) {
+  const qrules::Scheme scheme = quantize_scheme_of(p.recipe);  // throws for unsupported recipes
+  if (scheme_out != nullptr) *scheme_out = scheme;
+  const Recipe& r = p.recipe;
+  // Activation::kNone is read as silu, as the reference's SwigluActivation::from_recipe does.
+  if (r.exp != ExpKind::kPortable) fail("recipe exp must be portable (the ex2.approx table is not modelled here)");
+  if (!std::isfinite(r.alpha) || !std::isfinite(r.limit) || !(r.limit > 0.0f)) {
+    fail("recipe alpha and limit must be finite and limit > 0");
+  }
+  if (p.input_type != WideType::kFp32 && p.input_type != WideType::kBf16) {
+    fail("input_type must be fp32 or bf16, got " + std::string(to_string(p.input_type)));
+  }
+  if (p.rows < 1) fail("rows must be >= 1, got " + std::to_string(p.rows));
+  if (p.rows > std::numeric_limits<std::uint32_t>::max()) fail("rows must be < 2^32");
+  const std::uint64_t block = qrules::block_size(scheme);
+  if (p.inter < 1 || static_cast<std::uint64_t>(p.inter) % block != 0) {
+    fail("inter (I) must be a positive multiple of the block size " + std::to_string(block) + ", got " +
+         std::to_string(p.inter));
+  }
+  if (p.rows * p.inter > (std::int64_t{1} << 45)) fail("rows * inter must be <= 2^45");
+  std::uint32_t group = 0;
+  if (p.layout.kind == GateUpLayout::Kind::kInterleaved) {
+    const std::size_t g = p.layout.group;
+    if (g == 0 || static_cast<std::uint64_t>(p.inter) % g != 0) fail("interleaved(g) needs g >= 1 dividing I");
+    if (!(8 % g == 0 || g % 8 == 0)) {
+      fail("interleaved(" + std::to_string(g) + ") is not supported: g must divide 8 or be a multiple of 8");
+    }
+    group = static_cast<std::uint32_t>(g);
+  }
+  std::int64_t sum = 0;
+  for (std::size_t g = 0; g < p.group_counts.size(); ++g) {
+    if (p.group_counts[g] < 0) fail("group_counts[" + std::to_string(g) + "] must be >= 0");
+    sum += p.group_counts[g];
+  }
+  if (!p.group_counts.empty() && sum != p.rows) {
+    fail("group_counts sum to " + std::to_string(sum) + " but rows is " + std::to_string(p.rows));
+  }
+  if (r.is_nvfp4() && !p.tensor_amax) {
+    fail("NVFP4 needs tensor_amax (the activated output's amax): one pass cannot compute it before scaling");
+  }
+  SwigluInput in;
+  in.input_bf16 = p.input_type == WideType::kBf16;
+  in.placement.group = group;
+  in.activation = r.activation == Activation::kSwigluClamped ? SwigluActivationKind::kSwigluClamped
+                                                             : SwigluActivationKind::kSilu;
+  in.alpha = r.alpha;
+  in.limit = r.limit;
+  in.rows = static_cast<std::uint64_t>(p.rows);
+  in.inter = static_cast<std::uint64_t>(p.inter);
+  return in;
+}
+
+}  // namespace
+
+SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem) {
+  SwigluQuantizePlan plan;
+  plan.problem = problem;
+  SwigluQuantizeParams& q = plan.params;
+  q.in = validated_input(problem, &q.scheme);
+  const bool swizzled = problem.scale_layout == ScaleLayout::kSwizzled128x4;
+  const std::uint64_t block = qrules::block_size(q.scheme);
+  q.layout = swizzled ? qrules::ScaleLayoutKind::kSwizzled128x4 : qrules::ScaleLayoutKind::kLinear;
+  q.round_to_bf16 = problem.recipe.intermediate == Intermediate::kBf16;
+  q.nan_propagates = problem.recipe.nan_in_amax == NanInAmax::kPropagate;
+  q.kb = q.in.inter / block;
+  q.kb_slots = swizzled ? round_up(q.kb, 4) : q.kb;
+  if (!swizzled) {
+    q.scale_rows = q.in.rows;
+  } else if (problem.group_counts.empty()) {
+    q.scale_rows = round_up(q.in.rows, 128);
+  } else {
+    std::uint64_t first = 0;
+    for (const std::int64_t c : problem.group_counts) {
+      const auto count = static_cast<std::uint64_t>(c);
+      for (std::uint64_t t = 0; t < count; t += 128) {
+        plan.tile_rows.push_back(static_cast<std::uint32_t>(first + t));
+        plan.tile_rows.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(128, count - t)));
+      }
+      first += count;
+    }
+    q.scale_rows = plan.tile_rows.size() / 2 * 128;
+  }
+  q.items = q.scale_rows * q.kb_slots;
+  plan.launch.kernel = "swiglu_quantize_fused";
+  plan.launch.block = {kSwigluBlockThreads, 1, 1};
+  plan.launch.grid = {blocks_for(q.items * (block / 8)), 1, 1};
+  validate_launch_plan(plan.launch);
+  plan.input_bytes = q.in.rows * 2u * q.in.inter * (q.in.input_bf16 ? 2u : 4u);
+  plan.element_bytes = q.in.rows * q.in.inter / 2u;
+  plan.scale_bytes = q.items;
+  return plan;
+}
+
+SwigluQuantizeBuffers alloc_swiglu_quantize_buffers(Backend& backend, const SwigluQuantizePlan& plan,
+                                                    std::uint8_t sentinel) {
+  SwigluQuantizeBuffers b;
+  b.elements = backend.alloc(plan.element_bytes, "swiglu_quantize.elements", sentinel);
+  b.scales = backend.alloc(plan.scale_bytes, "swiglu_quantize.scales", sentinel);
+  b.amax = backend.alloc(sizeof(std::uint32_t), "swiglu_quantize.amax", sentinel);
+  b.s_dec = backend.alloc(sizeof(float), "swiglu_quantize.s_dec", sentinel);
+  if (!plan.tile_rows.empty()) {
+    b.tile_rows = backend.alloc_upload(std::span<const std::uint32_t>(plan.tile_rows), "swiglu_quantize.tile_rows");
+  }
+  return b;
+}
+
+namespace {
+void need(const DeviceBuffer& b, std::uint64_t bytes, const char* what) {
+  if (b.bytes() < bytes) {
+    throw std::invalid_argument(std::string("swiglu_quantize: buffer '") + what + "' holds " +
+                                std::to_string(b.bytes()) + " bytes, the plan needs " + std::to_string(bytes));
+  }
+}
+}  // namespace
+
+void run_swiglu_quantize(Backend& backend, const SwigluQuantizePlan& plan, const DeviceBuffer& gate_up,
+                         SwigluQuantizeBuffers& out) {
+  need(gate_up, plan.input_bytes, "gate_up");
+  need(out.elements, plan.element_bytes, "elements");
+  need(out.scales, plan.scale_bytes, "scales");
+  need(out.amax, 4, "amax");
+  need(out.s_dec, 4, "s_dec");
+  need(out.tile_rows, plan.tile_rows.size() * 4, "tile_rows");
+  SwigluQuantizeParams q = plan.params;
+  q.in.gate_up = gate_up.as<std::uint8_t>();
+  q.elements = out.elements.as<std::uint8_t>();
+  q.scales = out.scales.as<std::uint8_t>();
+  q.tile_rows = plan.tile_rows.empty() ? GlobalPtr<std::uint32_t>{} : out.tile_rows.as<std::uint32_t>();
+  q.amax_bits = out.amax.as<std::uint32_t>();
+  q.s_dec_out = out.s_dec.as<float>();
+  if (plan.problem.tensor_amax) {
+    const auto bits = std::bit_cast<std::uint32_t>(*plan.problem.tensor_amax);
+    backend.upload(out.amax, std::span<const std::uint32_t>(&bits, 1));
+  }
+  backend.launch_swiglu_quantize(plan.launch, q);
+}
+
+SwigluBf16Plan plan_swiglu_bf16(const SwigluQuantizeProblem& problem) {
+  SwigluBf16Plan plan;
+  plan.params.in = validated_input(problem, nullptr);
+  plan.params.vectors = plan.params.in.rows * plan.params.in.inter / 8u;
+  plan.launch.kernel = "swiglu_bf16";
+  plan.launch.block = {kSwigluBlockThreads, 1, 1};
+  plan.launch.grid = {blocks_for(plan.params.vectors), 1, 1};
+  validate_launch_plan(plan.launch);
+  plan.input_bytes = plan.params.in.rows * 2u * plan.params.in.inter * (plan.params.in.input_bf16 ? 2u : 4u);
+  plan.output_bytes = plan.params.in.rows * plan.params.in.inter * 2u;
+  return plan;
+}
+
+void run_swiglu_bf16(Backend& backend, const SwigluBf16Plan& plan, const DeviceBuffer& gate_up, const DeviceBuffer& out) {
+  need(gate_up, plan.input_bytes, "gate_up");
+  need(out, plan.output_bytes, "out");
+  SwigluParams s = plan.params;
+  s.in.gate_up = gate_up.as<std::uint8_t>();
+  s.out = out.as<std::uint16_t>();
+  backend.launch_swiglu(plan.launch, s);
+}
+
+QuantizeProblem unfused_quantize_problem(const SwigluQuantizeProblem& problem) {
+  QuantizeProblem q;
+  q.recipe = problem.recipe;
+  q.input_type = WideType::kBf16;
+  q.rows = problem.rows;
+  q.cols = problem.inter;
+  q.scale_layout = problem.scale_layout;
+  q.group_counts = problem.group_counts;
+  q.tensor_amax = problem.tensor_amax;
+  return q;
+}
+
+}  // namespace mxv::device

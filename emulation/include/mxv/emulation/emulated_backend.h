@@ -1,0 +1,83 @@
+// The `emulated` backend (DESIGN.md "Backends"): runs the device/ kernel bodies through the SIMT
+// emulator (emulator.h) with exactly the LaunchPlan the host launcher chose, and surfaces what the
+// emulator found (out-of-bounds, uninitialised reads, races, collective misuse) as findings that
+// tests turn into failures. Also exposes the emulator's coalescing reports.
+//
+// Also here: backend selection ("cuda" | "emulated" | "auto" = every available backend), since this
+// is the lowest library that knows both backends.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "mxv/device/backend.h"
+#include "mxv/emulation/emulator.h"
+
+namespace mxv::emu {
+
+class EmulatedBackend final : public device::Backend {
+ public:
+  explicit EmulatedBackend(LaunchOptions options = {});
+  ~EmulatedBackend() override;
+
+  device::BackendKind kind() const override { return device::BackendKind::kEmulated; }
+  void synchronize() override {}
+  /// The emulator's findings since the last call, one line each, then cleared.
+  std::vector<std::string> take_findings() override;
+
+  /// Schedule, seed and checks used by every following launch.
+  void set_launch_options(const LaunchOptions& options) { options_ = options; }
+  const LaunchOptions& launch_options() const { return options_; }
+  Emulator& emulator() { return emu_; }
+  /// Coalescing figures of every launch of variant `kernel` since construction or reset.
+  CoalescingReport coalescing(std::string_view kernel) const { return emu_.coalescing(kernel); }
+  void reset_coalescing() { emu_.reset_coalescing(); }
+
+  /// Runs body(EmuCtx&) once per thread with the plan's geometry, recording the launch. Every
+  /// launch entry below (and kernels-B's, in their own source files) goes through this.
+  template <class Body>
+  void run(const device::LaunchPlan& plan, Body&& body) {
+    device::validate_launch_plan(plan);
+    note_launch(plan);
+    emu_.launch(plan.kernel, plan.grid, plan.block, plan.dynamic_smem_bytes, std::forward<Body>(body), options_);
+  }
+
+  // ---- kernels-A launch entries (emulated_backend.cpp) ----
+  void launch_convert(const device::LaunchPlan& plan, const device::ConvertParams& p) override;
+  void launch_dequantize(const device::LaunchPlan& plan, const device::DequantizeParams& p) override;
+  // ---- kernels-B launch entries (their own source files, through run()) ----
+  // emulated_quantize.cpp
+  void launch_amax(const device::LaunchPlan& plan, const device::AmaxParams& p) override;
+  void launch_quantize(const device::LaunchPlan& plan, const device::QuantizeParams& p) override;
+  // emulated_swiglu.cpp
+  void launch_swiglu(const device::LaunchPlan& plan, const device::SwigluParams& p) override;
+  void launch_swiglu_quantize(const device::LaunchPlan& plan, const device::SwigluQuantizeParams& p) override;
+
+ protected:
+  std::byte* raw_alloc(std::size_t bytes, std::string_view name) override;
+  void raw_free(std::byte* p) noexcept override;
+  void raw_write(std::byte* dst, const void* src, std::size_t bytes) override;
+  void raw_read(void* dst, const std::byte* src, std::size_t bytes) override;
+  void raw_fill(std::byte* dst, std::uint8_t value, std::size_t bytes) override;
+
+ private:
+  Emulator emu_;
+  LaunchOptions options_;
+};
+
+/// Always available (no hardware needed).
+device::Availability emulated_availability();
+device::Availability availability(device::BackendKind kind);
+
+/// A backend of this kind; throws std::runtime_error with the reason when it is unavailable.
+std::unique_ptr<device::Backend> make_backend(device::BackendKind kind);
+
+/// "cuda", "emulated" or "auto" (every available backend, cuda first). Throws
+/// std::invalid_argument for another name and std::runtime_error (with the reason) when a named
+/// backend is unavailable.
+std::vector<std::unique_ptr<device::Backend>> make_backends(std::string_view spec);
+
+}  // namespace mxv::emu

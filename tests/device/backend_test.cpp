@@ -1,0 +1,111 @@
+// Tests of the Backend interface (device/include/mxv/device/backend.h) on every backend: guarded
+// allocation, upload / download, sentinel fill, guard checking (with a planted out-of-bounds
+// write that the guard check must catch), launch-plan validation and backend selection.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "backend_fixture.h"
+#include "mxv/device/convert.h"
+#include "mxv/device/dequantize.h"
+
+namespace {
+
+using namespace mxv::device;
+using mxv::test::NoCase;
+
+class BackendMemory : public mxv::test::BackendOnlyTest {};
+
+TEST_P(BackendMemory, UploadDownloadRoundTripAndSentinel) {
+  std::vector<std::uint32_t> v(1000);
+  std::iota(v.begin(), v.end(), 7u);
+  DeviceBuffer b = backend().alloc_upload(std::span<const std::uint32_t>(v), "words");
+  EXPECT_EQ(b.bytes(), 4000u);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b.data()) % 256, 0u) << "user region must stay 256-byte aligned";
+  EXPECT_EQ(backend().download<std::uint32_t>(b), v);
+  backend().fill(b, 0xCD);
+  for (std::byte x : backend().download_bytes(b)) ASSERT_EQ(x, std::byte{0xCD});
+  EXPECT_EQ(backend().guard_damage(b), "");
+  const auto all = backend().download_with_guards(b);
+  ASSERT_EQ(all.size(), 4000u + 2 * kGuardBytes);
+  EXPECT_EQ(all[0], std::byte{guard_byte(0)});
+  EXPECT_EQ(all[kGuardBytes + 4000], std::byte{guard_byte(0)});
+}
+
+TEST_P(BackendMemory, UploadTooLargeIsRejected) {
+  DeviceBuffer b = backend().alloc(8, "small");
+  const std::vector<std::uint8_t> v(9);
+  EXPECT_THROW(backend().upload(b, std::span<const std::uint8_t>(v)), std::invalid_argument);
+}
+
+// Planted bug: a convert launch whose params claim more units than the output holds (bypassing
+// the launcher's validation) writes past the end; the trailing guard check must report it.
+TEST_P(BackendMemory, GuardCatchesPlantedOutOfBoundsWrite) {
+  DeviceBuffer out = backend().alloc(10, "codes");
+  ConvertParams p;
+  p.format = CodeFormat::kE4M3;
+  p.count = 12;
+  p.units = 12;  // 2 bytes past the end
+  p.input_is_index = true;
+  p.index_base = 0x3F800000u;  // 1.0f, 1.0000001f, ...: code 0x38, never the guard pattern
+  p.out = out.as<std::uint8_t>();
+  LaunchPlan plan{"convert", {1, 1, 1}, {256, 1, 1}, 0};
+  backend().launch_convert(plan, p);
+  backend().synchronize();
+  const std::string damage = backend().guard_damage(out);
+  EXPECT_NE(damage.find("after"), std::string::npos) << damage;
+  EXPECT_NE(damage.find("2 guard byte(s)"), std::string::npos) << damage;
+  EXPECT_NE(damage.find("offset 10"), std::string::npos) << damage;
+  (void)backend().take_findings();  // the emulator sees writes inside its allocation: no finding expected
+}
+
+TEST_P(BackendMemory, LaunchLogRecordsThePlan) {
+  DeviceBuffer out = backend().alloc(4, "codes");
+  ConvertArgs a;
+  a.count = 4;
+  a.out = &out;
+  a.input_is_index = true;
+  const LaunchPlan plan = convert(backend(), a);
+  ASSERT_EQ(backend().launch_log().size(), 1u);
+  EXPECT_EQ(backend().launch_log()[0].describe(), plan.describe());
+  EXPECT_THROW(backend().launch_dequantize(LaunchPlan{"no_such_kernel", {1, 1, 1}, {1, 1, 1}, 0}, {}), std::logic_error);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BackendMemory, ::testing::Combine(mxv::test::all_backends(), ::testing::Values(NoCase{})),
+                         mxv::test::backend_only_names());
+
+// ---- no backend needed ----
+
+TEST(LaunchPlan, ValidationNamesTheLimit) {
+  EXPECT_NO_THROW(validate_launch_plan({"k", {1, 65535, 65535}, {1024, 1, 1}, 0}));
+  try {
+    validate_launch_plan({"k", {1, 65536, 1}, {32, 1, 1}, 0});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("65535"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(validate_launch_plan({"k", {1, 1, 1}, {1025, 1, 1}, 0}), std::invalid_argument);
+  EXPECT_THROW(validate_launch_plan({"k", {0, 1, 1}, {1, 1, 1}, 0}), std::invalid_argument);
+  EXPECT_THROW(validate_launch_plan({"", {1, 1, 1}, {1, 1, 1}, 0}), std::invalid_argument);
+}
+
+TEST(BackendSelection, NamesAndAuto) {
+  EXPECT_EQ(backend_kind_by_name("cuda"), BackendKind::kCuda);
+  EXPECT_EQ(backend_kind_by_name("emulated"), BackendKind::kEmulated);
+  EXPECT_THROW(backend_kind_by_name("gpu"), std::invalid_argument);
+  EXPECT_THROW(mxv::emu::make_backends("gpu"), std::invalid_argument);
+  const auto all = mxv::emu::make_backends("auto");
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all.back()->kind(), BackendKind::kEmulated);  // always available, listed last
+  const bool cuda = mxv::emu::availability(BackendKind::kCuda).available;
+  EXPECT_EQ(all.size(), cuda ? 2u : 1u);
+  if (!cuda) {
+    EXPECT_FALSE(mxv::emu::availability(BackendKind::kCuda).reason.empty());
+    EXPECT_THROW(mxv::emu::make_backends("cuda"), std::runtime_error);
+  }
+}
+
+}  // namespace

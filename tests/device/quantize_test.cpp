@@ -1,0 +1,439 @@
+// The quantize and amax kernels on every available backend, held byte for byte to the reference
+// model (reference/quantize.h) through the check library's report (DESIGN.md "A mismatch is
+// explained"). Issue 5's shape matrix: rows of 1, odd K, K of 16/48/80/400, both sides of the
+// vector gate (K a multiple of the block size), grouped rows {1, 127, 128, 129} per expert with
+// swizzled scales, and a larger tiled shape (GPU only). Outputs are sentinel-filled, guard bytes
+// checked, and the test asserts which variant ran.
+//
+// Random inputs use a seed printed by every case; override it with MXV_TEST_SEED=<n>.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <ostream>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "mxv/device/cuda_backend.h"
+#include "mxv/device/quantize.h"
+#include "mxv/emulation/emulated_backend.h"
+#include "mxv/reference/check.h"
+#include "mxv/reference/check_gtest.h"
+#include "mxv/reference/quantize.h"
+#include "mxv/reference/wide_float.h"
+
+namespace mxv::device {
+namespace {
+
+constexpr std::uint8_t kSentinel = 0xCD;
+
+std::uint64_t test_seed() {
+  if (const char* s = std::getenv("MXV_TEST_SEED")) return std::strtoull(s, nullptr, 0);
+  return 0x5eed0005u;
+}
+
+bool gpu_required() {
+  const char* s = std::getenv("MXV_REQUIRE_GPU");
+  return s != nullptr && std::string(s) == "1";
+}
+
+/// Activation-like values that hit the places quantizers get wrong: a spread of binades, exact
+/// zeros and negative zeros, block maxima at E2M1/E4M3 decision points, an occasional huge or
+/// tiny element, and (when asked) NaN / Inf.
+std::vector<float> make_input(std::size_t n, std::uint64_t seed, bool specials) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> pick(0, 99);
+  std::uniform_int_distribution<int> binade(-12, 12);
+  std::vector<float> v(n);
+  const float exact[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 6.0f, 448.0f, 464.0f, 3.4999998f};
+  for (std::size_t i = 0; i < n; ++i) {
+    const int p = pick(rng);
+    float x = normal(rng) * std::ldexp(1.0f, binade(rng));
+    if (p < 4) x = 0.0f;
+    else if (p < 6) x = -0.0f;
+    else if (p < 14) x = exact[static_cast<std::size_t>(pick(rng)) % std::size(exact)] * (pick(rng) < 50 ? -1.0f : 1.0f);
+    else if (p < 15) x = std::ldexp(normal(rng), 100);
+    else if (p < 16) x = std::ldexp(normal(rng), -140);  // fp32 subnormal
+    if (specials && p >= 97) x = p == 97 ? NAN : (p == 98 ? INFINITY : -INFINITY);
+    v[i] = x;
+  }
+  return v;
+}
+
+std::vector<std::uint8_t> to_bytes(WideType t, const std::vector<float>& v) { return narrow_from_fp32(t, v); }
+
+struct Case {
+  std::string name;
+  std::string preset;
+  WideType type = WideType::kFp32;
+  std::int64_t rows = 1;
+  std::int64_t cols = 16;
+  ScaleLayout layout = ScaleLayout::kLinear;
+  std::vector<std::int64_t> groups;
+  std::optional<float> tensor_amax;
+  bool specials = false;
+  bool gpu_only = false;  // too large for the emulator in CI
+};
+
+struct Param {
+  BackendKind backend;
+  Case c;
+};
+
+// ctest lists the parameter with the test name: print the case name, not 160 raw bytes.
+void PrintTo(const Param& p, std::ostream* os) { *os << to_string(p.backend) << ":" << p.c.name; }
+
+std::string param_name(const ::testing::TestParamInfo<Param>& info) { return info.param.c.name; }
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const std::string_view preset : quantize_supported_presets()) {
+    const std::string p(preset);
+    const std::int64_t block = p == "nvfp4_te" ? 16 : 32;
+    for (const WideType t : {WideType::kFp32, WideType::kBf16}) {
+      const std::string tn = t == WideType::kFp32 ? "f32" : "bf16";
+      auto add = [&](std::string what, std::int64_t rows, std::int64_t cols, ScaleLayout layout,
+                     std::vector<std::int64_t> groups = {}, bool specials = false, bool gpu_only = false) {
+        Case c;
+        c.name = p + "_" + tn + "_" + what;
+        c.preset = p;
+        c.type = t;
+        c.rows = rows;
+        c.cols = cols;
+        c.layout = layout;
+        c.groups = std::move(groups);
+        c.specials = specials;
+        c.gpu_only = gpu_only;
+        out.push_back(std::move(c));
+      };
+      const auto lin = ScaleLayout::kLinear;
+      const auto swz = ScaleLayout::kSwizzled128x4;
+      add("row1_k16", 1, 16, lin);        // one row, one NVFP4 block (MX: a partial block)
+      add("rows3_k48", 3, 48, swz);       // K = 64 - 16: one NVFP4 block short of 64
+      add("rows5_k80", 5, 80, lin);       // K = 64 + 16: one block past 64
+      add("rows7_k400", 7, 400, swz);     // NVFP4 vector; MX scalar (400 % 32 = 16)
+      add("rows2_k17_odd", 2, 17, lin);   // odd K: scalar, high nibble of the last byte 0
+      add("row1_k1", 1, 1, swz);          // a single element
+      add("gate_k_block_minus", 4, 4 * block - 2, lin);  // just short of whole blocks: scalar
+      add("gate_k_block_exact", 4, 4 * block, lin);      // whole blocks: vector
+      add("gate_k_block_plus", 4, 4 * block + 2, swz);   // just past: scalar
+      add("specials_k128", 9, 128, swz, {}, true);        // NaN / Inf under the NaN policy
+      add("grouped_1_127_128_129", 385, 64, swz, {1, 127, 128, 129});  // experts per issue 5
+      add("grouped_empty_expert", 130, 2 * block, swz, {0, 2, 128, 0});
+      add("grouped_linear", 256, 96, lin, {127, 129});
+      add("grouped_odd_k", 129, 33, swz, {1, 128});  // grouped, scalar variant
+      add("large_4096x7168", 4096, 7168, swz, {}, false, true);  // tiled, GPU only
+    }
+  }
+  // A calibrated tensor amax (the unfused SwiGLU pair's second half uses this path).
+  Case c;
+  c.name = "nvfp4_te_bf16_calibrated_amax";
+  c.preset = "nvfp4_te";
+  c.type = WideType::kBf16;
+  c.rows = 130;
+  c.cols = 64;
+  c.layout = ScaleLayout::kSwizzled128x4;
+  c.tensor_amax = 17.25f;
+  out.push_back(c);
+  return out;
+}
+
+std::vector<Param> params_for(BackendKind kind) {
+  std::vector<Param> out;
+  for (const Case& c : cases()) out.push_back({kind, c});
+  return out;
+}
+
+class QuantizeKernel : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    const Param& p = GetParam();
+    const Availability a = emu::availability(p.backend);
+    if (!a.available) {
+      if (p.backend == BackendKind::kCuda && gpu_required()) FAIL() << "MXV_REQUIRE_GPU=1 but: " << a.reason;
+      GTEST_SKIP() << a.reason;
+    }
+    if (p.c.gpu_only && p.backend != BackendKind::kCuda) GTEST_SKIP() << "shape too large for the emulator in CI";
+    backend_ = emu::make_backend(p.backend);
+  }
+  std::unique_ptr<Backend> backend_;
+};
+
+check::CodeKind scale_kind(const Recipe& r) { return r.is_nvfp4() ? check::CodeKind::kUE4M3 : check::CodeKind::kE8M0; }
+
+TEST_P(QuantizeKernel, MatchesReference) {
+  const Case& c = GetParam().c;
+  const std::uint64_t seed = test_seed() ^ std::hash<std::string>{}(c.name);
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (MXV_TEST_SEED overrides the base seed)");
+  const Recipe recipe = Recipe::by_name(c.preset);
+  const auto n = static_cast<std::size_t>(c.rows * c.cols);
+  const std::vector<float> values = make_input(n, seed, c.specials);
+  const std::vector<std::uint8_t> in_bytes = to_bytes(c.type, values);
+
+  // The model.
+  QuantizeOptions opt;
+  opt.scale_layout = c.layout;
+  opt.group_counts = c.groups;
+  opt.tensor_amax = c.tensor_amax;
+  const QuantizedActivations ref = quantize_activations(recipe, c.type, in_bytes, c.rows, c.cols, opt);
+
+  // The kernel.
+  QuantizeProblem prob;
+  prob.recipe = recipe;
+  prob.input_type = c.type;
+  prob.rows = c.rows;
+  prob.cols = c.cols;
+  prob.scale_layout = c.layout;
+  prob.group_counts = c.groups;
+  prob.tensor_amax = c.tensor_amax;
+  const QuantizePlan plan = plan_quantize(prob);
+  Backend& be = *backend_;
+  DeviceBuffer input = be.alloc_upload(std::span<const std::uint8_t>(in_bytes), "input");
+  QuantizeBuffers out = alloc_quantize_buffers(be, plan, kSentinel);
+  be.clear_launch_log();
+  run_quantize(be, plan, input, out);
+  be.synchronize();
+
+  // Which variant ran: the test's own statement of the gate.
+  const std::int64_t block = recipe.block_size;
+  const std::string expected_variant = c.cols % block == 0 ? "quantize_vector" : "quantize_scalar";
+  const bool expect_amax = recipe.is_nvfp4() && !c.tensor_amax;
+  ASSERT_EQ(be.launch_log().size(), expect_amax ? 2u : 1u);
+  EXPECT_EQ(be.launch_log().back().kernel, expected_variant);
+  if (expect_amax) {
+    EXPECT_EQ(be.launch_log().front().kernel, "amax");
+  }
+
+  const std::vector<std::string> findings = be.take_findings();
+  EXPECT_TRUE(findings.empty()) << "emulator findings:\n" << [&] {
+    std::string s;
+    for (const auto& f : findings) s += f + "\n";
+    return s;
+  }();
+  for (const DeviceBuffer* b : {&input, &out.elements, &out.scales, &out.amax, &out.s_dec}) {
+    EXPECT_EQ(be.guard_damage(*b), "") << b->name();
+  }
+
+  check::Options copt;
+  copt.sentinel = kSentinel;
+  std::vector<std::uint32_t> in_bits;
+  if (c.type == WideType::kFp32) {
+    in_bits = check::input_bits_of(std::span<const float>(values));
+  } else {
+    std::vector<std::uint16_t> b16(n);
+    for (std::size_t i = 0; i < n; ++i) b16[i] = static_cast<std::uint16_t>(in_bytes[2 * i] | (in_bytes[2 * i + 1] << 8));
+    in_bits = check::input_bits_of(std::span<const std::uint16_t>(b16));
+  }
+
+  // Elements.
+  check::Context ectx;
+  ectx.input_kind = c.type == WideType::kFp32 ? check::InputKind::kFp32 : check::InputKind::kBf16;
+  ectx.input_bits = in_bits;
+  ectx.pre_rounding = ref.prescaled;
+  ectx.block_size = static_cast<std::size_t>(block);
+  ectx.block_amax = ref.block_amax;
+  ectx.block_scale = ref.scale_input;
+  const auto espec = check::OutputSpec::packed_e2m1("elements", static_cast<std::size_t>(c.rows),
+                                                    static_cast<std::size_t>(c.cols));
+  const std::vector<std::uint8_t> elements = be.download<std::uint8_t>(out.elements);
+  MXV_EXPECT_BYTE_EXACT(espec, ref.elements, elements, ectx, copt);
+
+  // Scales, padding included.
+  const auto kb = static_cast<std::size_t>(ref.scale_cols);
+  check::OutputSpec sspec;
+  const bool swz = c.layout == ScaleLayout::kSwizzled128x4;
+  const check::Layout layout = swz ? check::Layout::kSwizzled128x4 : check::Layout::kRowMajor;
+  if (swz && !c.groups.empty()) {
+    sspec = check::OutputSpec::scales("scales", scale_kind(recipe), 0, kb, layout, c.groups.size());
+    for (const auto g : c.groups) sspec.group_rows.push_back(static_cast<std::size_t>(g));
+  } else {
+    sspec = check::OutputSpec::scales("scales", scale_kind(recipe), static_cast<std::size_t>(c.rows), kb, layout);
+  }
+  check::Context sctx;
+  sctx.block_size = 1;
+  sctx.block_amax = ref.block_amax;
+  sctx.pre_rounding = ref.scale_input;
+  const std::vector<std::uint8_t> scales = be.download<std::uint8_t>(out.scales);
+  ASSERT_EQ(scales.size(), ref.scales.size());
+  MXV_EXPECT_BYTE_EXACT(sspec, ref.scales, scales, sctx, copt);
+
+  // NVFP4: the tensor amax and the global decode scale, bit for bit.
+  if (recipe.is_nvfp4()) {
+    const std::vector<float> amax = be.download<float>(out.amax);
+    const std::vector<float> s_dec = be.download<float>(out.s_dec);
+    const std::vector<float> want_amax = {ref.tensor.at(0).amax};
+    const std::vector<float> want_s_dec = {ref.tensor.at(0).s_dec};
+    MXV_EXPECT_BYTE_EXACT(check::OutputSpec::scalar("amax"), check::bytes_of(want_amax), check::bytes_of(amax), {}, copt);
+    MXV_EXPECT_BYTE_EXACT(check::OutputSpec::scalar("s_dec"), check::bytes_of(want_s_dec), check::bytes_of(s_dec), {}, copt);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(cuda, QuantizeKernel, ::testing::ValuesIn(params_for(BackendKind::kCuda)), param_name);
+INSTANTIATE_TEST_SUITE_P(emulated, QuantizeKernel, ::testing::ValuesIn(params_for(BackendKind::kEmulated)),
+                         param_name);
+
+// ---- the test can fail: a planted bug in the kernel's output is reported ------------------------
+
+TEST(QuantizeKernelPlantedBug, emulated_SwappedNibbleIsReported) {
+  auto be = emu::make_backend(BackendKind::kEmulated);
+  const std::vector<float> values = make_input(4 * 64, 7, false);
+  QuantizeProblem prob;
+  prob.rows = 4;
+  prob.cols = 64;
+  const QuantizePlan plan = plan_quantize(prob);
+  DeviceBuffer input = be->alloc_upload(std::span<const float>(values), "input");
+  QuantizeBuffers out = alloc_quantize_buffers(*be, plan);
+  run_quantize(*be, plan, input, out);
+  std::vector<std::uint8_t> elements = be->download<std::uint8_t>(out.elements);
+  const QuantizedActivations ref = quantize_activations(Recipe::nvfp4_te(), values, 4, 64);
+  ASSERT_EQ(elements, ref.elements);  // the unplanted output is exact
+  // Plant: swap the nibbles of the first byte whose nibbles differ.
+  std::size_t i = 0;
+  while (i < elements.size() && (elements[i] >> 4) == (elements[i] & 0xF)) ++i;
+  ASSERT_LT(i, elements.size());
+  elements[i] = static_cast<std::uint8_t>((elements[i] << 4) | (elements[i] >> 4));
+  const check::Report r = check::compare(check::OutputSpec::packed_e2m1("elements", 4, 64), ref.elements, elements);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.count(check::MismatchClass::kNibbleSwap), 2u) << r;  // both nibbles of the byte
+}
+
+// ---- host-side validation (no backend) ------------------------------------------------------------
+
+TEST(QuantizePlan, SupportsExactlyTheDeclaredPresets) {
+  std::vector<std::string> supported;
+  for (const auto name : Recipe::preset_names()) {
+    try {
+      (void)quantize_scheme_of(Recipe::by_name(name));
+      supported.emplace_back(name);
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  std::vector<std::string> declared;
+  for (const auto name : quantize_supported_presets()) declared.emplace_back(name);
+  EXPECT_EQ(supported, declared);
+  EXPECT_EQ(declared, (std::vector<std::string>{"nvfp4_te", "mxfp4_nvidia", "mxfp4_ocp", "ort_qmoe"}));
+}
+
+TEST(QuantizePlan, RejectsWhatItCannotTake) {
+  auto expect_reject = [](QuantizeProblem p, const std::string& needle) {
+    try {
+      (void)plan_quantize(p);
+      ADD_FAILURE() << "accepted a problem that should be rejected (" << needle << ")";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  QuantizeProblem ok;
+  ok.rows = 2;
+  ok.cols = 32;
+  EXPECT_NO_THROW((void)plan_quantize(ok));
+  QuantizeProblem p = ok;
+  p.rows = 0;
+  expect_reject(p, "rows");
+  p = ok;
+  p.cols = 0;
+  expect_reject(p, "cols");
+  p = ok;
+  p.input_type = WideType::kFp16;
+  expect_reject(p, "input_type");
+  p = ok;
+  p.recipe = Recipe::nvfp4_trtllm();
+  expect_reject(p, "order");
+  p = ok;
+  p.recipe = Recipe::mxfp8_nvidia();
+  expect_reject(p, "e2m1");
+  p = ok;
+  p.group_counts = {1, 2};
+  expect_reject(p, "group_counts");
+  p = ok;
+  p.group_counts = {3, -1};
+  expect_reject(p, "group_counts[1]");
+}
+
+TEST(QuantizePlan, RejectsBuffersTooSmall) {
+  auto be = emu::make_backend(BackendKind::kEmulated);
+  QuantizeProblem prob;
+  prob.rows = 2;
+  prob.cols = 32;
+  const QuantizePlan plan = plan_quantize(prob);
+  DeviceBuffer small = be->alloc(plan.input_bytes - 4, "input");
+  QuantizeBuffers out = alloc_quantize_buffers(*be, plan);
+  EXPECT_THROW(run_quantize(*be, plan, small, out), std::invalid_argument);
+  EXPECT_TRUE(be->launch_log().empty());  // nothing launched
+}
+
+TEST(QuantizePlan, GateAndGeometry) {
+  QuantizeProblem p;
+  p.rows = 129;
+  p.cols = 48;
+  p.scale_layout = ScaleLayout::kSwizzled128x4;
+  QuantizePlan plan = plan_quantize(p);
+  EXPECT_EQ(plan.quantize_launch.kernel, "quantize_vector");
+  EXPECT_EQ(plan.scale_bytes, 256u * 4u);  // rows padded to 256, 3 scale columns padded to 4
+  EXPECT_EQ(plan.element_bytes, 129u * 24u);
+  p.recipe = Recipe::mxfp4_ocp();
+  plan = plan_quantize(p);
+  EXPECT_EQ(plan.quantize_launch.kernel, "quantize_scalar");  // 48 % 32 != 0
+  EXPECT_FALSE(plan.launches_amax);
+  p.group_counts = {1, 128};
+  plan = plan_quantize(p);
+  EXPECT_EQ(plan.tile_rows, (std::vector<std::uint32_t>{0, 1, 1, 128}));
+  EXPECT_EQ(plan.scale_bytes, 256u * 4u);
+}
+
+}  // namespace
+}  // namespace mxv::device
+
+namespace mxv::device {
+namespace {
+
+// Coalescing of the vector variant on the emulator: each lane loads one 16-byte vector and the
+// lanes of a warp are contiguous within a row, so a load request touches exactly the sectors it
+// uses (efficiency 1.0; K = 7 * 64 fp32 puts 4 rows of 448 elements back to back), and the packed
+// 2-byte stores of a warp form 64 contiguous bytes (efficiency 1.0).
+TEST(QuantizeCoalescing, emulated_VectorVariantIsFullyCoalesced) {
+  emu::EmulatedBackend be;
+  const std::vector<float> values = make_input(4 * 448, 3, false);
+  QuantizeProblem prob;
+  prob.rows = 4;
+  prob.cols = 448;
+  const QuantizePlan plan = plan_quantize(prob);
+  ASSERT_EQ(plan.quantize_launch.kernel, "quantize_vector");
+  DeviceBuffer input = be.alloc_upload(std::span<const float>(values), "input");
+  QuantizeBuffers out = alloc_quantize_buffers(be, plan);
+  run_quantize(be, plan, input, out);
+  const emu::CoalescingReport r = be.coalescing("quantize_vector");
+  std::string sites;
+  for (const auto& site : r.sites) {
+    sites += site.site + " " + std::string(emu::to_string(site.kind)) + " eff " +
+             std::to_string(site.figures.efficiency()) + " sectors/req " + std::to_string(site.figures.sectors_per_request()) + "\n";
+  }
+  SCOPED_TRACE(sites);
+  // The 16-byte input loads (the only load with 16 sectors per request) and the element words.
+  bool saw_input = false, saw_words = false;
+  for (const auto& site : r.sites) {
+    const double spr = site.figures.sectors_per_request();
+    if (site.kind == emu::AccessKind::kLoad && spr > 8.0) {
+      saw_input = true;
+      EXPECT_DOUBLE_EQ(site.figures.efficiency(), 1.0);
+      EXPECT_DOUBLE_EQ(spr, 16.0);
+    }
+    if (site.kind == emu::AccessKind::kStore && site.figures.lane_accesses == site.figures.requests * 32) {
+      saw_words = true;  // every lane stores: the packed element words
+      EXPECT_DOUBLE_EQ(site.figures.efficiency(), 1.0);
+      EXPECT_DOUBLE_EQ(spr, 2.0);
+    }
+  }
+  EXPECT_TRUE(saw_input);
+  EXPECT_TRUE(saw_words);
+}
+
+}  // namespace
+}  // namespace mxv::device

@@ -1,0 +1,380 @@
+// The SwiGLU kernels on every available backend (SEMANTICS.md section 6): the fused activation +
+// quantization kernel against the reference (reference/swiglu.h activation, then
+// reference/quantize.h on the fp32 or bf16-rounded result), the unfused activation kernel against
+// the reference's bf16 output, and the pair's parity: with a bf16 intermediate, fused == unfused
+// (activation -> bf16 -> quantize kernel) byte for byte. Layouts halves / interleaved(1) /
+// interleaved(8), silu and swiglu_clamped, fp32 and bf16 inputs, rows of 1, I of 16/48/80/400,
+// grouped rows {1, 127, 128, 129}, a large shape on the GPU. Every comparison's failure message is
+// the check library's report; guards, sentinels, emulator findings and the variant are checked.
+//
+// Random inputs use a seed printed by every case; override it with MXV_TEST_SEED=<n>.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mxv/device/quantize.h"
+#include "mxv/device/swiglu_quantize.h"
+#include "mxv/emulation/emulated_backend.h"
+#include "mxv/reference/check.h"
+#include "mxv/reference/check_gtest.h"
+#include "mxv/reference/quantize.h"
+#include "mxv/reference/swiglu.h"
+
+namespace mxv::device {
+namespace {
+
+constexpr std::uint8_t kSentinel = 0xCD;
+
+std::uint64_t test_seed() {
+  if (const char* s = std::getenv("MXV_TEST_SEED")) return std::strtoull(s, nullptr, 0);
+  return 0x5eed5u;
+}
+
+bool gpu_required() {
+  const char* s = std::getenv("MXV_REQUIRE_GPU");
+  return s != nullptr && std::string(s) == "1";
+}
+
+/// GEMM-output-like gate/up values: a spread of magnitudes, exact zeros, values past the clamp
+/// limit, exp's overflow/underflow edges, and (optionally) NaN / Inf.
+std::vector<float> make_gate_up(std::size_t n, std::uint64_t seed, bool specials) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_int_distribution<int> pick(0, 199);
+  std::uniform_int_distribution<int> binade(-6, 4);
+  std::vector<float> v(n);
+  const float edges[] = {7.0f, -7.0f, 7.0000005f, 88.72283f, 88.7229f, -104.0f, -104.00001f, -88.0f, 20.0f, -20.0f};
+  for (std::size_t i = 0; i < n; ++i) {
+    const int p = pick(rng);
+    float x = normal(rng) * std::ldexp(1.0f, binade(rng));
+    if (p < 6) x = 0.0f;
+    else if (p < 8) x = -0.0f;
+    else if (p < 14) x = edges[static_cast<std::size_t>(pick(rng)) % std::size(edges)];
+    if (specials && p >= 196) x = p == 196 ? NAN : (p == 197 ? INFINITY : -INFINITY);
+    v[i] = x;
+  }
+  return v;
+}
+
+struct Case {
+  std::string name;
+  std::string preset = "nvfp4_te";
+  WideType type = WideType::kFp32;
+  Activation act = Activation::kSilu;
+  GateUpLayout layout = GateUpLayout::halves();
+  Intermediate inter_precision = Intermediate::kFp32;
+  std::int64_t rows = 1;
+  std::int64_t inter = 16;
+  ScaleLayout scale_layout = ScaleLayout::kSwizzled128x4;
+  std::vector<std::int64_t> groups;
+  bool specials = false;
+  bool gpu_only = false;
+};
+
+struct Param {
+  BackendKind backend;
+  Case c;
+};
+
+// ctest lists the parameter with the test name: print the case name, not 160 raw bytes.
+void PrintTo(const Param& p, std::ostream* os) { *os << to_string(p.backend) << ":" << p.c.name; }
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  const GateUpLayout layouts[] = {GateUpLayout::halves(), GateUpLayout::interleaved(1), GateUpLayout::interleaved(8)};
+  const char* layout_names[] = {"halves", "il1", "il8"};
+  for (int li = 0; li < 3; ++li) {
+    for (const WideType t : {WideType::kFp32, WideType::kBf16}) {
+      for (const Activation a : {Activation::kSilu, Activation::kSwigluClamped}) {
+        for (const Intermediate im : {Intermediate::kFp32, Intermediate::kBf16}) {
+          auto add = [&](std::string what, std::int64_t rows, std::int64_t inter, ScaleLayout sl,
+                         std::vector<std::int64_t> groups = {}, bool specials = false, bool gpu_only = false,
+                         std::string preset = "nvfp4_te") {
+            Case c;
+            c.name = preset + "_" + layout_names[li] + (t == WideType::kFp32 ? "_f32" : "_bf16") +
+                     (a == Activation::kSilu ? "_silu" : "_clamped") + (im == Intermediate::kFp32 ? "_i32" : "_ibf16") +
+                     "_" + what;
+            c.preset = preset;
+            c.type = t;
+            c.act = a;
+            c.layout = layouts[li];
+            c.inter_precision = im;
+            c.rows = rows;
+            c.inter = inter;
+            c.scale_layout = sl;
+            c.groups = std::move(groups);
+            c.specials = specials;
+            c.gpu_only = gpu_only;
+            out.push_back(std::move(c));
+          };
+          const auto swz = ScaleLayout::kSwizzled128x4;
+          add("row1_i16", 1, 16, swz);                 // one row, one block
+          add("rows3_i48", 3, 48, ScaleLayout::kLinear);  // I = 64 - 16
+          add("rows5_i80_specials", 5, 80, swz, {}, true);  // I = 64 + 16, NaN / Inf inputs
+          add("rows2_i400", 2, 400, swz);              // 25 blocks: scale columns padded 25 -> 28
+          add("mx_rows3_i64", 3, 64, swz, {}, false, false, "mxfp4_nvidia");  // MX: 4 lanes per block
+          add("large_2048x2048", 2048, 2048, swz, {}, false, true);  // GPU only
+        }
+      }
+    }
+  }
+  // Grouped rows per issue 5 (one layout / dtype combination each: the row mapping is shared).
+  for (const Intermediate im : {Intermediate::kFp32, Intermediate::kBf16}) {
+    Case c;
+    c.name = std::string("grouped_1_127_128_129_il8_bf16") + (im == Intermediate::kFp32 ? "_i32" : "_ibf16");
+    c.type = WideType::kBf16;
+    c.layout = GateUpLayout::interleaved(8);
+    c.inter_precision = im;
+    c.rows = 385;
+    c.inter = 32;
+    c.groups = {1, 127, 128, 129};
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<Param> params_for(BackendKind kind) {
+  std::vector<Param> out;
+  for (const Case& c : cases()) out.push_back({kind, c});
+  return out;
+}
+
+std::string param_name(const ::testing::TestParamInfo<Param>& info) { return info.param.c.name; }
+
+class SwigluQuantizeKernel : public ::testing::TestWithParam<Param> {
+ protected:
+  void SetUp() override {
+    const Param& p = GetParam();
+    const Availability a = emu::availability(p.backend);
+    if (!a.available) {
+      if (p.backend == BackendKind::kCuda && gpu_required()) FAIL() << "MXV_REQUIRE_GPU=1 but: " << a.reason;
+      GTEST_SKIP() << a.reason;
+    }
+    if (p.c.gpu_only && p.backend != BackendKind::kCuda) GTEST_SKIP() << "shape too large for the emulator in CI";
+    backend_ = emu::make_backend(p.backend);
+  }
+
+  void expect_clean(const std::vector<const DeviceBuffer*>& bufs) {
+    const std::vector<std::string> findings = backend_->take_findings();
+    std::string all;
+    for (const auto& f : findings) all += f + "\n";
+    EXPECT_TRUE(findings.empty()) << "emulator findings:\n" << all;
+    for (const DeviceBuffer* b : bufs) EXPECT_EQ(backend_->guard_damage(*b), "") << b->name();
+  }
+
+  std::unique_ptr<Backend> backend_;
+};
+
+check::CodeKind scale_kind(const Recipe& r) { return r.is_nvfp4() ? check::CodeKind::kUE4M3 : check::CodeKind::kE8M0; }
+
+check::OutputSpec scale_spec(const Case& c, std::size_t kb, const Recipe& r) {
+  const check::Layout l =
+      c.scale_layout == ScaleLayout::kSwizzled128x4 ? check::Layout::kSwizzled128x4 : check::Layout::kRowMajor;
+  if (c.scale_layout == ScaleLayout::kSwizzled128x4 && !c.groups.empty()) {
+    check::OutputSpec s = check::OutputSpec::scales("scales", scale_kind(r), 0, kb, l, c.groups.size());
+    for (const auto g : c.groups) s.group_rows.push_back(static_cast<std::size_t>(g));
+    return s;
+  }
+  return check::OutputSpec::scales("scales", scale_kind(r), static_cast<std::size_t>(c.rows), kb, l);
+}
+
+TEST_P(SwigluQuantizeKernel, FusedMatchesReferenceAndUnfusedPair) {
+  const Case& c = GetParam().c;
+  const std::uint64_t seed = test_seed() ^ std::hash<std::string>{}(c.name);
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (MXV_TEST_SEED overrides the base seed)");
+  Recipe recipe = Recipe::by_name(c.preset);
+  recipe.activation = c.act;
+  recipe.intermediate = c.inter_precision;
+  const auto rows = static_cast<std::size_t>(c.rows);
+  const auto inter = static_cast<std::size_t>(c.inter);
+  const std::vector<float> gu = make_gate_up(rows * 2 * inter, seed, c.specials);
+  const std::vector<std::uint8_t> gu_bytes = narrow_from_fp32(c.type, gu);
+
+  // The model: activation (fp32), then quantization of it or of its bf16 rounding.
+  std::vector<std::uint16_t> gu_bf16;
+  GateUpView view;
+  std::vector<float> gu_wide;
+  if (c.type == WideType::kBf16) {
+    gu_bf16.resize(gu_bytes.size() / 2);
+    for (std::size_t i = 0; i < gu_bf16.size(); ++i) {
+      gu_bf16[i] = static_cast<std::uint16_t>(gu_bytes[2 * i] | (gu_bytes[2 * i + 1] << 8));
+    }
+    view = GateUpView::from_bf16(gu_bf16, rows, inter);
+  } else {
+    view = GateUpView::from_fp32(gu, rows, inter);
+  }
+  const SwigluActivation act = SwigluActivation::from_recipe(recipe);
+  const std::vector<float> activated = swiglu(view, c.layout, act);
+  const std::vector<std::uint16_t> activated_bf16 = swiglu_to_bf16(view, c.layout, act);
+  float amax = 0.0f;  // a realistic calibrated amax: the activation's own (NaN skipped)
+  for (const float v : activated) {
+    if (!std::isnan(v)) amax = std::fmax(amax, std::fabs(v));
+  }
+  QuantizeOptions qo;
+  qo.scale_layout = c.scale_layout;
+  qo.group_counts = c.groups;
+  if (recipe.is_nvfp4()) qo.tensor_amax = amax;
+  const std::vector<std::uint8_t> bf16_bytes = narrow_from_fp32(WideType::kBf16, activated);
+  const QuantizedActivations ref =
+      c.inter_precision == Intermediate::kBf16
+          ? quantize_activations(recipe, WideType::kBf16, bf16_bytes, c.rows, c.inter, qo)
+          : quantize_activations(recipe, activated, c.rows, c.inter, qo);
+
+  // The fused kernel.
+  SwigluQuantizeProblem prob;
+  prob.recipe = recipe;
+  prob.input_type = c.type;
+  prob.rows = c.rows;
+  prob.inter = c.inter;
+  prob.layout = c.layout;
+  prob.scale_layout = c.scale_layout;
+  prob.group_counts = c.groups;
+  if (recipe.is_nvfp4()) prob.tensor_amax = amax;
+  const SwigluQuantizePlan plan = plan_swiglu_quantize(prob);
+  Backend& be = *backend_;
+  DeviceBuffer input = be.alloc_upload(std::span<const std::uint8_t>(gu_bytes), "gate_up");
+  SwigluQuantizeBuffers fused = alloc_swiglu_quantize_buffers(be, plan, kSentinel);
+  be.clear_launch_log();
+  run_swiglu_quantize(be, plan, input, fused);
+  be.synchronize();
+  ASSERT_EQ(be.launch_log().size(), 1u);
+  EXPECT_EQ(be.launch_log().back().kernel, "swiglu_quantize_fused");
+  expect_clean({&input, &fused.elements, &fused.scales, &fused.s_dec});
+
+  check::Options copt;
+  copt.sentinel = kSentinel;
+  check::Context ectx;
+  ectx.pre_rounding = ref.prescaled;
+  ectx.block_size = static_cast<std::size_t>(recipe.block_size);
+  ectx.block_amax = ref.block_amax;
+  ectx.block_scale = ref.scale_input;
+  const auto espec = check::OutputSpec::packed_e2m1("elements", rows, inter);
+  const auto sspec = scale_spec(c, static_cast<std::size_t>(ref.scale_cols), recipe);
+  check::Context sctx;
+  sctx.block_size = 1;
+  sctx.block_amax = ref.block_amax;
+  sctx.pre_rounding = ref.scale_input;
+  const std::vector<std::uint8_t> f_elems = be.download<std::uint8_t>(fused.elements);
+  const std::vector<std::uint8_t> f_scales = be.download<std::uint8_t>(fused.scales);
+  MXV_EXPECT_BYTE_EXACT(espec, ref.elements, f_elems, ectx, copt);
+  MXV_EXPECT_BYTE_EXACT(sspec, ref.scales, f_scales, sctx, copt);
+  if (recipe.is_nvfp4()) {
+    const std::vector<float> want = {ref.tensor.at(0).s_dec};
+    const std::vector<float> got = be.download<float>(fused.s_dec);
+    MXV_EXPECT_BYTE_EXACT(check::OutputSpec::scalar("s_dec"), check::bytes_of(want), check::bytes_of(got), {}, copt);
+  }
+
+  // The unfused pair: activation kernel -> bf16, against the reference's bf16 activation ...
+  const SwigluBf16Plan aplan = plan_swiglu_bf16(prob);
+  DeviceBuffer mid = be.alloc(aplan.output_bytes, "activated_bf16", kSentinel);
+  be.clear_launch_log();
+  run_swiglu_bf16(be, aplan, input, mid);
+  const QuantizePlan qplan = plan_quantize(unfused_quantize_problem(prob));
+  QuantizeBuffers unfused = alloc_quantize_buffers(be, qplan, kSentinel);
+  run_quantize(be, qplan, mid, unfused);
+  be.synchronize();
+  ASSERT_EQ(be.launch_log().size(), 2u);
+  EXPECT_EQ(be.launch_log()[0].kernel, "swiglu_bf16");
+  EXPECT_EQ(be.launch_log()[1].kernel, "quantize_vector");  // I is a multiple of the block
+  expect_clean({&mid, &unfused.elements, &unfused.scales});
+  const std::vector<std::uint16_t> mid_host = be.download<std::uint16_t>(mid);
+  MXV_EXPECT_BYTE_EXACT(check::OutputSpec::tensor("activated_bf16", check::CodeKind::kBf16, rows, inter),
+                        check::bytes_of(activated_bf16), check::bytes_of(mid_host), {}, copt);
+
+  // ... and, with a bf16 intermediate, fused == unfused byte for byte.
+  if (c.inter_precision == Intermediate::kBf16) {
+    const std::vector<std::uint8_t> u_elems = be.download<std::uint8_t>(unfused.elements);
+    const std::vector<std::uint8_t> u_scales = be.download<std::uint8_t>(unfused.scales);
+    MXV_EXPECT_BYTE_EXACT(espec, u_elems, f_elems, ectx, copt);
+    MXV_EXPECT_BYTE_EXACT(sspec, u_scales, f_scales, sctx, copt);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(cuda, SwigluQuantizeKernel, ::testing::ValuesIn(params_for(BackendKind::kCuda)), param_name);
+INSTANTIATE_TEST_SUITE_P(emulated, SwigluQuantizeKernel, ::testing::ValuesIn(params_for(BackendKind::kEmulated)),
+                         param_name);
+
+// ---- host-side validation -------------------------------------------------------------------------
+
+TEST(SwigluQuantizePlan, RejectsWhatItCannotTake) {
+  auto expect_reject = [](const SwigluQuantizeProblem& p, const std::string& needle) {
+    try {
+      (void)plan_swiglu_quantize(p);
+      ADD_FAILURE() << "accepted a problem that should be rejected (" << needle << ")";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  SwigluQuantizeProblem ok;
+  ok.rows = 2;
+  ok.inter = 32;
+  ok.tensor_amax = 4.0f;
+  EXPECT_NO_THROW((void)plan_swiglu_quantize(ok));
+  SwigluQuantizeProblem p = ok;
+  p.inter = 24;  // not a multiple of 16
+  expect_reject(p, "inter");
+  p = ok;
+  p.tensor_amax.reset();
+  expect_reject(p, "tensor_amax");
+  p = ok;
+  p.layout = GateUpLayout::interleaved(16);
+  EXPECT_NO_THROW((void)plan_swiglu_quantize(p));  // a multiple of 8
+  p.inter = 48;
+  p.layout = GateUpLayout::interleaved(3);
+  expect_reject(p, "interleaved(3)");
+  p = ok;
+  p.rows = 0;
+  expect_reject(p, "rows");
+  p = ok;
+  p.recipe = Recipe::nvfp4_modelopt();
+  expect_reject(p, "not supported");
+  p = ok;
+  p.recipe.exp = ExpKind::kEx2Approx;
+  expect_reject(p, "exp");
+  p = ok;
+  p.input_type = WideType::kFp16;
+  expect_reject(p, "input_type");
+  p = ok;
+  p.group_counts = {1, 2};
+  expect_reject(p, "group_counts");
+}
+
+// The test can fail: the fused output compared with a deliberately different recipe's model
+// (the fp32 intermediate against a bf16-intermediate model) is reported, on data where the two
+// roundings differ. Guards against a comparison that always passes.
+TEST(SwigluQuantizePlantedBug, emulated_IntermediateMismatchIsReported) {
+  auto be = emu::make_backend(BackendKind::kEmulated);
+  const std::size_t rows = 4, inter = 64;
+  const std::vector<float> gu = make_gate_up(rows * 2 * inter, 11, false);
+  SwigluQuantizeProblem prob;
+  prob.rows = static_cast<std::int64_t>(rows);
+  prob.inter = static_cast<std::int64_t>(inter);
+  prob.tensor_amax = 3.0f;
+  const SwigluQuantizePlan plan = plan_swiglu_quantize(prob);
+  DeviceBuffer input = be->alloc_upload(std::span<const float>(gu), "gate_up");
+  SwigluQuantizeBuffers out = alloc_swiglu_quantize_buffers(*be, plan);
+  run_swiglu_quantize(*be, plan, input, out);
+  const std::vector<std::uint8_t> got = be->download<std::uint8_t>(out.elements);
+  const GateUpView view = GateUpView::from_fp32(gu, rows, inter);
+  const std::vector<float> act = swiglu(view, GateUpLayout::halves(), SwigluActivation::silu());
+  QuantizeOptions qo;
+  qo.scale_layout = ScaleLayout::kSwizzled128x4;
+  qo.tensor_amax = 3.0f;
+  const auto right = quantize_activations(Recipe::nvfp4_te(), act, 4, 64, qo);
+  EXPECT_EQ(got, right.elements);
+  const auto wrong = quantize_activations(Recipe::nvfp4_te(), WideType::kBf16, narrow_from_fp32(WideType::kBf16, act), 4,
+                                          64, qo);
+  ASSERT_NE(wrong.elements, right.elements) << "pick data where fp32 and bf16 intermediates differ";
+  const check::Report r = check::compare(check::OutputSpec::packed_e2m1("elements", rows, inter), wrong.elements, got);
+  EXPECT_FALSE(r.ok()) << r;
+}
+
+}  // namespace
+}  // namespace mxv::device

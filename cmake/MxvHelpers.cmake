@@ -3,6 +3,10 @@
 # Warnings for C++ (and CUDA host code through -Xcompiler).
 function(mxv_set_warnings target)
   set(cxx_warnings -Wall -Wextra -Wconversion -Wsign-conversion -Wshadow)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    # g++ 12 at -O3 reports false -Wrestrict errors inside libstdc++'s std::string (GCC PR 105329).
+    list(APPEND cxx_warnings -Wno-restrict)
+  endif()
   if(MXV_WARNINGS_AS_ERRORS)
     list(APPEND cxx_warnings -Werror)
   endif()
@@ -41,9 +45,15 @@ function(mxv_add_test)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
   endif()
+  # gtest_discover_tests splits a list-valued property into separate arguments, so a second label
+  # would silently become a bogus property name: allow exactly one.
+  list(LENGTH ARG_LABELS n_labels)
+  if(NOT n_labels EQUAL 1)
+    message(FATAL_ERROR "mxv_add_test(${ARG_NAME}): give exactly one label (got '${ARG_LABELS}')")
+  endif()
   gtest_discover_tests(${ARG_NAME}
     DISCOVERY_TIMEOUT 120
-    DISCOVERY_MODE PRE_TEST
+    DISCOVERY_MODE PRE_TEST NO_PRETTY_VALUES
     PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
 endfunction()
 
@@ -56,4 +66,25 @@ function(mxv_add_benchmark)
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} benchmark::benchmark Threads::Threads)
   mxv_set_warnings(${ARG_NAME})
+endfunction()
+
+# mxv_add_backend_test(NAME <name> SOURCES ... [DEPS ...] [TIMEOUT s])
+# A kernel test run on every backend. Test names carry the backend ("cuda" / "emulated", e.g. a
+# TEST_P instance suffix), and each backend's cases get their own labels: `gpu` for cuda (with a
+# CTest resource group of one GPU, so `ctest -j` on a multi-GPU runner gives each process its own),
+# `emu` for emulated, `cpu` for cases that use no backend (argument validation, planning).
+function(mxv_add_backend_test)
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SOURCES;DEPS" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main rapidcheck Threads::Threads)
+  mxv_set_warnings(${ARG_NAME})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  gtest_discover_tests(${ARG_NAME} TEST_FILTER "*cuda*" DISCOVERY_TIMEOUT 120 DISCOVERY_MODE PRE_TEST NO_PRETTY_VALUES
+    PROPERTIES LABELS "gpu" TIMEOUT ${ARG_TIMEOUT} RESOURCE_GROUPS "gpus:1")
+  gtest_discover_tests(${ARG_NAME} TEST_FILTER "*emulated*" DISCOVERY_TIMEOUT 120 DISCOVERY_MODE PRE_TEST NO_PRETTY_VALUES
+    PROPERTIES LABELS "emu" TIMEOUT ${ARG_TIMEOUT})
+  gtest_discover_tests(${ARG_NAME} TEST_FILTER "-*cuda*:*emulated*" DISCOVERY_TIMEOUT 120 DISCOVERY_MODE PRE_TEST NO_PRETTY_VALUES
+    PROPERTIES LABELS "cpu" TIMEOUT ${ARG_TIMEOUT})
 endfunction()

@@ -5,6 +5,7 @@
 #include "mxv/reference/convert_cli.h"
 #include "mxv/reference/quantize_cli.h"
 #include "mxv/reference/swiglu_cli.h"
+#include "mxv/golden/verify_cli.h"
 
 #include <cstdio>
 #include <exception>
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   mxv::add_swiglu_quantize_command(app);
   mxv::add_quantize_command(app);
   mxv::add_dequantize_command(app);
+  mxv::add_verify_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,391 @@
+// The verification matrix of the curated case catalogue (verify.h): which presets each kernel
+// takes, the shapes of issue 5's edge list per kernel, and the seeded bug-hunting input generator.
+// Shapes name the edge they cover; where the catalogue states which variant the gate must pick it
+// says so in its own words (dequantize: tiled iff N even and K % 64 == 0; quantize: vector iff
+// K % block == 0), so a launcher whose gate drifts is caught rather than recorded.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+// quantize.h / swiglu_quantize.h first: they name mxv::WideType unqualified inside mxv::device,
+// which convert.h's device::WideType would otherwise shadow (include-order dependence).
+#include "mxv/device/quantize.h"
+#include "mxv/device/swiglu_quantize.h"
+#include "mxv/device/convert.h"
+#include "mxv/device/dequantize.h"
+#include "mxv/emulation/emulated_backend.h"
+#include "mxv/golden/verify.h"
+
+namespace mxv::golden {
+
+std::string_view to_string(VerifyKernel k) {
+  switch (k) {
+    case VerifyKernel::kConvert: return "convert";
+    case VerifyKernel::kDequantize: return "dequantize";
+    case VerifyKernel::kQuantize: return "quantize";
+    case VerifyKernel::kSwigluQuantize: return "swiglu_quantize";
+  }
+  return "?";
+}
+
+VerifyKernel verify_kernel_by_name(std::string_view name) {
+  for (const VerifyKernel k : kAllVerifyKernels) {
+    if (to_string(k) == name) return k;
+  }
+  throw std::invalid_argument("--kernel '" + std::string(name) +
+                              "' is not one of: convert, dequantize, quantize, swiglu_quantize, all");
+}
+
+namespace {
+
+constexpr std::array<device::CodeFormat, 4> kCodeFormats = {device::CodeFormat::kE4M3, device::CodeFormat::kE2M1,
+                                                            device::CodeFormat::kE8M0Rz, device::CodeFormat::kE8M0Rp};
+
+/// Planning only: does the dequantize launcher accept `preset` on a shape every FP4 recipe fits?
+bool dequantize_accepts(std::string_view preset) {
+  static emu::EmulatedBackend probe;  // buffers only; nothing is launched
+  static const device::DeviceBuffer packed = probe.alloc(2 * 64 / 2, "packed");
+  static const device::DeviceBuffer scales = probe.alloc(2 * 4, "scales");
+  static const device::DeviceBuffer s_dec = probe.alloc(4, "s_dec");
+  static const device::DeviceBuffer out = probe.alloc(2 * 64 * 4, "out");
+  device::DequantizeArgs a;
+  a.recipe = Recipe::by_name(preset);
+  a.n = 2;
+  a.k = 64;
+  a.packed = &packed;
+  a.scales = &scales;
+  a.s_dec = &s_dec;
+  a.out = &out;
+  try {
+    (void)device::plan_dequantize(a);
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+/// Planning only: does the fused SwiGLU launcher accept `preset` (its own activation, or silu)?
+bool swiglu_accepts(std::string_view preset) {
+  device::SwigluQuantizeProblem p;
+  p.recipe = Recipe::by_name(preset);
+  p.rows = 2;
+  p.inter = 64;  // whole NVFP4 and MX blocks
+  p.tensor_amax = 1.0f;
+  try {
+    (void)device::plan_swiglu_quantize(p);
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+std::string join_groups(const std::vector<std::int64_t>& g) {
+  std::string s;
+  for (std::size_t i = 0; i < g.size(); ++i) s += (i ? "/" : "") + std::to_string(g[i]);
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> supported_presets(VerifyKernel k) {
+  std::vector<std::string> out;
+  switch (k) {
+    case VerifyKernel::kConvert:
+      for (const auto f : kCodeFormats) out.emplace_back(device::to_string(f));
+      return out;
+    case VerifyKernel::kQuantize:
+      for (const auto p : device::quantize_supported_presets()) out.emplace_back(p);
+      return out;
+    case VerifyKernel::kDequantize:
+      for (const auto p : Recipe::preset_names()) {
+        if (dequantize_accepts(p)) out.emplace_back(p);
+      }
+      return out;
+    case VerifyKernel::kSwigluQuantize:
+      for (const auto p : Recipe::preset_names()) {
+        if (swiglu_accepts(p)) out.emplace_back(p);
+      }
+      return out;
+  }
+  return out;
+}
+
+std::string VerifyCase::shape() const {
+  std::ostringstream s;
+  switch (kernel) {
+    case VerifyKernel::kConvert:
+      s << (decode ? "decode" : "encode") << " n=" << cols;
+      break;
+    case VerifyKernel::kDequantize:
+      s << "E=" << experts << " N=" << rows << " K=" << cols << (n_packed ? " n-packed" : " k-packed");
+      break;
+    case VerifyKernel::kQuantize:
+      s << "M=" << rows << " K=" << cols;
+      break;
+    case VerifyKernel::kSwigluQuantize:
+      s << "M=" << rows << " I=" << cols << " " << gate_up_layout << " "
+        << (activation == Activation::kSwigluClamped ? "clamped" : "silu")
+        << (intermediate == Intermediate::kBf16 ? " ibf16" : "");
+      break;
+  }
+  if (!groups.empty()) s << " groups=" << join_groups(groups);
+  if (kernel == VerifyKernel::kQuantize || kernel == VerifyKernel::kSwigluQuantize) s << (swizzled ? " swz" : " lin");
+  if (specials) s << " nan/inf";
+  return s.str();
+}
+
+std::string VerifyCase::dtype_label() const {
+  const std::string t(to_string(dtype));
+  if (kernel == VerifyKernel::kConvert) return decode ? "code->" + t : t + "->code";
+  if (kernel == VerifyKernel::kDequantize) return "fp4->" + t;
+  return t;
+}
+
+std::string VerifyCase::id() const {
+  return std::string(to_string(kernel)) + "|" + preset + "|" + dtype_label() + "|" + shape();
+}
+
+std::uint64_t case_seed(std::uint64_t run_seed, const VerifyCase& c) {
+  // FNV-1a of the id (stable across platforms, unlike std::hash), mixed with the run seed by
+  // splitmix64's finaliser.
+  std::uint64_t h = 1469598103934665603ull;
+  for (const char ch : c.id()) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  std::uint64_t z = h ^ (run_seed + 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::vector<float> bug_hunting_values(std::size_t count, std::size_t block, std::uint64_t seed, bool specials) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> pick(0, 999);
+  std::uniform_int_distribution<int> binade(-10, 10);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  // E2M1 midpoints (0.25 .. 5: ties between adjacent codes, SEMANTICS.md section 2) and E2M1 codes;
+  // E4M3 decision points (464: the satfinite tie above 448; 0x1p-10: the smallest subnormal).
+  static constexpr float kMidpoints[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+  static constexpr float kCodes[] = {0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
+  static constexpr float kE4m3Points[] = {448.0f, 464.0f, 480.0f, 0x1p-9f, 0x1p-10f, 0x1.8p-10f, 240.0f, 248.0f};
+  std::vector<float> v(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const int p = pick(rng);
+    const float sign = pick(rng) < 500 ? 1.0f : -1.0f;
+    const float scale = std::ldexp(1.0f, binade(rng));
+    float x = normal(rng) * scale;
+    if (p < 40) {
+      x = 0.0f;
+    } else if (p < 70) {
+      x = -0.0f;
+    } else if (p < 220) {
+      x = sign * kMidpoints[static_cast<std::size_t>(pick(rng)) % std::size(kMidpoints)] * scale;
+    } else if (p < 260) {  // a midpoint's fp32 neighbours: the rounding must not see the tie
+      const float m = kMidpoints[static_cast<std::size_t>(pick(rng)) % std::size(kMidpoints)] * scale;
+      x = sign * std::nextafter(m, pick(rng) < 500 ? 0.0f : INFINITY);
+    } else if (p < 340) {
+      x = sign * kCodes[static_cast<std::size_t>(pick(rng)) % std::size(kCodes)] * scale;
+    } else if (p < 380) {
+      x = sign * kE4m3Points[static_cast<std::size_t>(pick(rng)) % std::size(kE4m3Points)];
+    } else if (p < 400) {
+      x = sign * std::ldexp(1.0f + static_cast<float>(pick(rng)) / 1000.0f, -130 - pick(rng) % 18);  // fp32 subnormal
+    } else if (p < 420) {
+      x = sign * std::ldexp(1.0f, binade(rng) * 3);  // a power of two
+    }
+    if (specials && p >= 985) x = p < 990 ? NAN : (p < 995 ? INFINITY : -INFINITY);
+    v[i] = x;
+  }
+  // One huge element in some blocks: the block's other elements fall towards zero or subnormals.
+  if (block > 0) {
+    for (std::size_t b = 0; b * block < count; ++b) {
+      if (pick(rng) < 150) {
+        const std::size_t at = b * block + static_cast<std::size_t>(pick(rng)) % std::min(block, count - b * block);
+        if (!std::isnan(v[at])) v[at] = std::ldexp(normal(rng) >= 0 ? 1.5f : -1.5f, 20 + pick(rng) % 60);
+      }
+    }
+  }
+  return v;
+}
+
+namespace {
+
+constexpr WideType kF32 = WideType::kFp32;
+constexpr WideType kBf16 = WideType::kBf16;
+constexpr WideType kF16 = WideType::kFp16;
+
+void add_convert(std::vector<VerifyCase>& out, bool quick) {
+  for (const std::string& f : supported_presets(VerifyKernel::kConvert)) {
+    for (const WideType t : {kF32, kBf16, kF16}) {
+      if (quick && t != kF32) continue;
+      auto add = [&](std::int64_t n, bool decode, std::string why) {
+        VerifyCase c;
+        c.kernel = VerifyKernel::kConvert;
+        c.preset = f;
+        c.dtype = t;
+        c.cols = n;
+        c.decode = decode;
+        c.specials = !decode;
+        c.expect_variant = "convert";
+        c.why = std::move(why);
+        out.push_back(std::move(c));
+      };
+      add(1, false, "one element (E2M1: a half byte, high nibble zero)");
+      add(301, false, "odd count: the last E2M1 byte holds one element");
+      if (!quick) add(65536, false, "bug-hunting values and random patterns over 256 launch blocks");
+      // Decoding every code once (E8M0 RZ and RP decode the same way; one of them suffices).
+      if (f != "e8m0-rp") add(f == "e2m1" ? 512 : 256, true, "every code");
+    }
+  }
+}
+
+/// The dequantize gate in the catalogue's words: tiled iff N even and K a multiple of 64 (the grid
+/// and alignment conditions always hold for these small, guarded shapes).
+std::string dequantize_expected(std::int64_t n, std::int64_t k) {
+  return n % 2 == 0 && k % 64 == 0 ? "dequantize_tiled" : "dequantize_scalar";
+}
+
+void add_dequantize(std::vector<VerifyCase>& out, bool quick) {
+  struct S {
+    bool n_packed;
+    std::int64_t e, n, k;
+    bool quick;
+    const char* why;
+  };
+  static const S kShapes[] = {
+      {false, 1, 1, 16, true, "one row, odd N, K = one NVFP4 block"},
+      {false, 1, 3, 48, false, "odd N, K = 48 (one block short of 64)"},
+      {false, 2, 5, 80, false, "odd N, K = 80 (one block past 64), two experts"},
+      {false, 1, 2, 400, false, "K = 400, not a multiple of 64"},
+      {false, 1, 63, 64, false, "gate: N odd (63) with K = 64 -> scalar"},
+      {false, 1, 64, 64, true, "gate: N even (64) with K = 64 -> tiled"},
+      {false, 1, 64, 96, false, "gate: K = 96, not a multiple of 64 -> scalar"},
+      {false, 2, 129, 128, false, "129 rows per expert (odd) -> scalar"},
+      {false, 2, 130, 192, false, "partial row tile (130 rows), K = 3 tiles -> tiled"},
+      {true, 1, 2, 16, false, "N-packed, N = 2, K = 16"},
+      {true, 1, 2, 17, false, "N-packed, odd K (partial scale block)"},
+      {true, 3, 64, 64, false, "N-packed tile, three experts"},
+      {true, 1, 66, 128, false, "N-packed partial row tile (33-byte packed rows)"},
+      {true, 1, 128, 80, false, "N-packed, K one block past 64"},
+      {false, 1, 64, 128, false, "gate: K = 128 -> tiled"},
+      {false, 2, 66, 128, false, "partial row tile (66 rows), two experts -> tiled"},
+      {false, 1, 128, 64, false, "128 rows -> tiled"},
+      {true, 1, 128, 48, false, "N-packed, K one block short of 64"},
+      {true, 2, 130, 400, false, "N-packed, K = 400, two experts"},
+      {true, 1, 128, 128, false, "N-packed, 128 rows -> tiled"},
+      {false, 1, 256, 256, false, "tiled shape (4 x 4 tiles)"},
+      {false, 2, 512, 1024, false, "larger tiled shape: 8 x 16 tiles, two experts"},
+      {true, 1, 512, 512, false, "larger N-packed tiled shape (8 x 8 tiles)"},
+  };
+  for (const std::string& p : supported_presets(VerifyKernel::kDequantize)) {
+    for (const WideType t : {kF32, kBf16, kF16}) {
+      if (quick && t != kBf16) continue;
+      for (const S& s : kShapes) {
+        if (quick && !s.quick) continue;
+        VerifyCase c;
+        c.kernel = VerifyKernel::kDequantize;
+        c.preset = p;
+        c.dtype = t;
+        c.experts = s.e;
+        c.rows = s.n;
+        c.cols = s.k;
+        c.n_packed = s.n_packed;
+        c.expect_variant = dequantize_expected(s.n, s.k);
+        c.why = s.why;
+        out.push_back(std::move(c));
+      }
+    }
+  }
+}
+
+void add_quantize(std::vector<VerifyCase>& out, bool quick) {
+  for (const std::string& p : supported_presets(VerifyKernel::kQuantize)) {
+    const std::int64_t block = Recipe::by_name(p).block_size;
+    for (const WideType t : {kF32, kBf16}) {
+      if (quick && t != kF32) continue;
+      auto add = [&](std::int64_t rows, std::int64_t cols, bool swz, std::vector<std::int64_t> groups, bool specials,
+                     bool in_quick, std::string why) {
+        if (quick && !in_quick) return;
+        VerifyCase c;
+        c.kernel = VerifyKernel::kQuantize;
+        c.preset = p;
+        c.dtype = t;
+        c.rows = rows;
+        c.cols = cols;
+        c.swizzled = swz;
+        c.groups = std::move(groups);
+        c.specials = specials;
+        c.expect_variant = cols % block == 0 ? "quantize_vector" : "quantize_scalar";
+        c.why = std::move(why);
+        out.push_back(std::move(c));
+      };
+      add(1, 16, false, {}, false, true, "one row, one NVFP4 block (MX: a partial block)");
+      add(3, 48, true, {}, false, false, "K = 48: one NVFP4 block short of 64");
+      add(5, 80, false, {}, false, false, "K = 80: one block past 64");
+      add(7, 400, true, {}, true, true, "K = 400 with NaN / Inf under the NaN policy");
+      add(2, 17, false, {}, false, false, "odd K: scalar, the last byte's high nibble 0");
+      add(4, 4 * block - 2, false, {}, false, false, "gate: just short of whole blocks -> scalar");
+      add(4, 4 * block, false, {}, false, false, "gate: whole blocks -> vector");
+      add(4, 4 * block + 2, true, {}, false, false, "gate: just past whole blocks -> scalar");
+      add(385, 64, true, {1, 127, 128, 129}, false, false, "grouped rows 1/127/128/129 per expert");
+      add(129, 33, true, {1, 128}, false, false, "grouped, odd K (scalar variant)");
+      add(256, 512, true, {}, false, false, "tiled shape: two 128-row scale tiles, 16 scale columns");
+      add(1024, 2048, true, {}, false, false, "larger tiled shape: 8 row tiles, 2048 columns");
+    }
+  }
+}
+
+void add_swiglu(std::vector<VerifyCase>& out, bool quick) {
+  for (const std::string& p : supported_presets(VerifyKernel::kSwigluQuantize)) {
+    const Recipe r = Recipe::by_name(p);
+    const std::int64_t block = r.block_size;
+    for (const WideType t : {kF32, kBf16}) {
+      if (quick && t != kBf16) continue;
+      int n = 0;
+      auto add = [&](std::int64_t rows, std::int64_t inter, const char* layout, bool swz, std::vector<std::int64_t> groups,
+                     bool specials, bool in_quick, std::string why) {
+        if (quick && !in_quick) return;
+        VerifyCase c;
+        c.kernel = VerifyKernel::kSwigluQuantize;
+        c.preset = p;
+        c.dtype = t;
+        c.rows = rows;
+        c.cols = inter;
+        c.gate_up_layout = layout;
+        c.swizzled = swz;
+        c.groups = std::move(groups);
+        c.specials = specials;
+        // A preset that names its activation keeps it; otherwise alternate silu / clamped, and the
+        // intermediate precision, over the shapes.
+        c.activation = r.activation != Activation::kNone ? r.activation
+                                                         : (n % 2 == 0 ? Activation::kSilu : Activation::kSwigluClamped);
+        c.intermediate = (n / 2) % 2 == 0 ? Intermediate::kFp32 : Intermediate::kBf16;
+        ++n;
+        c.expect_variant = "swiglu_quantize_fused";
+        c.why = std::move(why);
+        out.push_back(std::move(c));
+      };
+      // I in whole blocks of the recipe: 1, 3, 5 and 25 blocks (NVFP4: 16, 48, 80, 400).
+      add(1, block, "halves", true, {}, false, true, "one row, one block");
+      add(3, 3 * block, "interleaved:1", false, {}, false, false, "I = 3 blocks, interleaved(1) (gpt-oss)");
+      add(5, 5 * block, "interleaved:8", true, {}, true, true, "I = 5 blocks, interleaved(8), NaN / Inf");
+      add(2, 25 * block, "halves", true, {}, false, false, "I = 25 blocks: scale columns padded to 28");
+      add(385, 2 * block, "interleaved:8", true, {1, 127, 128, 129}, false, false, "grouped rows 1/127/128/129");
+      add(256, 256, "halves", true, {}, false, false, "tiled shape: two 128-row scale tiles");
+      add(512, 1024, "interleaved:1", true, {}, false, false, "larger tiled shape: 4 row tiles, I = 1024");
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<VerifyCase> verify_catalogue(bool quick) {
+  std::vector<VerifyCase> out;
+  add_convert(out, quick);
+  add_dequantize(out, quick);
+  add_quantize(out, quick);
+  add_swiglu(out, quick);
+  return out;
+}
+
+}  // namespace mxv::golden

@@ -1,0 +1,403 @@
+// One verification case on one backend (verify.h): inputs from the case's seed, outputs filled with
+// a sentinel and guarded (backend.h), the kernel launched through its host launcher, the reference
+// model's bytes computed from the same inputs (reference/: encode/decode, dequantize_weights_to,
+// quantize_activations, swiglu), and every output compared byte for byte through the check library
+// (check.h), guard bytes included. Then: input guards intact, no emulator findings, the variant the
+// catalogue expects. DESIGN.md "Backends", "A mismatch is explained".
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
+// quantize.h / swiglu_quantize.h first: they name mxv::WideType unqualified inside mxv::device,
+// which convert.h's device::WideType would otherwise shadow (include-order dependence).
+#include "mxv/device/quantize.h"
+#include "mxv/device/swiglu_quantize.h"
+#include "mxv/device/backend.h"
+#include "mxv/device/convert.h"
+#include "mxv/device/dequantize.h"
+#include "mxv/golden/verify.h"
+#include "mxv/reference/check_quantize.h"
+#include "mxv/reference/float_format.h"
+#include "mxv/reference/swiglu.h"
+#include "mxv/reference/weight_layout.h"
+#include "mxv/reference/wide_float.h"
+
+namespace mxv::golden {
+
+namespace {
+
+using device::Backend;
+using device::DeviceBuffer;
+
+constexpr std::uint8_t kSentinel = 0xCD;
+// The check library expects a constant guard fill; the backend's guard pattern is position
+// dependent (guard_byte(i)). Downloaded guard bytes are XOR-mapped so that an intact guard reads
+// kGuardFill and any damaged byte reads something else (the mapping is a bijection per position).
+constexpr std::uint8_t kGuardFill = 0xA5;
+
+device::WideType device_wide(WideType t) {
+  return t == WideType::kFp32 ? device::WideType::kF32 : t == WideType::kBf16 ? device::WideType::kBf16 : device::WideType::kF16;
+}
+check::CodeKind wide_kind(WideType t) {
+  return t == WideType::kFp32 ? check::CodeKind::kFp32 : t == WideType::kBf16 ? check::CodeKind::kBf16 : check::CodeKind::kFp16;
+}
+check::InputKind input_kind(WideType t) {
+  return t == WideType::kFp32 ? check::InputKind::kFp32 : t == WideType::kBf16 ? check::InputKind::kBf16 : check::InputKind::kFp16;
+}
+
+/// Raw input bits per element (bf16 / fp16 in the low 16 bits) of little-endian wide bytes.
+std::vector<std::uint32_t> bits_of(WideType t, const std::vector<std::uint8_t>& bytes) {
+  const std::size_t w = bytes_of(t);
+  std::vector<std::uint32_t> bits(bytes.size() / w, 0);
+  for (std::size_t i = 0; i < bits.size(); ++i) std::memcpy(&bits[i], &bytes[i * w], w);
+  return bits;
+}
+
+/// Runs one case and collects its verdict.
+class CaseRun {
+ public:
+  CaseRun(Backend& be, const VerifyCase& c, std::uint64_t seed, const OutputTamper& tamper, CaseResult& r)
+      : be_(be), c_(c), seed_(seed), tamper_(tamper), r_(r) {}
+
+  void run() {
+    switch (c_.kernel) {
+      case VerifyKernel::kConvert: return convert();
+      case VerifyKernel::kDequantize: return dequantize();
+      case VerifyKernel::kQuantize: return quantize();
+      case VerifyKernel::kSwigluQuantize: return swiglu();
+    }
+  }
+
+  /// Compares one output buffer with the model's bytes; records the first failure.
+  void compare(const std::string& name, const check::OutputSpec& spec, std::span<const std::uint8_t> expected,
+               const DeviceBuffer& buf, const check::Context& ctx = {}) {
+    const std::vector<std::byte> raw = be_.download_with_guards(buf);
+    std::vector<std::uint8_t> actual(raw.size());
+    for (std::size_t i = 0; i < raw.size(); ++i) actual[i] = static_cast<std::uint8_t>(raw[i]);
+    const std::size_t n = buf.bytes();
+    for (std::size_t i = 0; i < device::kGuardBytes; ++i) {
+      actual[i] = static_cast<std::uint8_t>(actual[i] ^ device::guard_byte(i) ^ kGuardFill);
+      std::uint8_t& after = actual[device::kGuardBytes + n + i];
+      after = static_cast<std::uint8_t>(after ^ device::guard_byte(i) ^ kGuardFill);
+    }
+    if (tamper_) tamper_(c_, name, actual);
+    check::Options opt;
+    opt.guard_before = device::kGuardBytes;
+    opt.guard_after = device::kGuardBytes;
+    opt.guard_fill = kGuardFill;
+    opt.sentinel = kSentinel;
+    check::OutputSpec s = spec;
+    s.name = name;
+    const check::Report rep = check::compare(s, expected, actual, ctx, opt);
+    r_.bytes_compared += rep.bytes_compared;
+    for (std::size_t k = 0; k < check::kMismatchClassCount; ++k) r_.class_counts[k] += rep.counts[k];
+    if (!rep.ok()) {
+      fail(rep.summary(), rep.text());
+      if (rep.count(check::MismatchClass::kOutOfBounds) != 0) {
+        r_.full_report += "  backend guard check: " + be_.guard_damage(buf) + "\n";
+      }
+    }
+  }
+
+  void fail(const std::string& summary, const std::string& detail) {
+    if (r_.pass) r_.summary = summary;
+    r_.pass = false;
+    r_.full_report += detail;
+    if (!detail.empty() && detail.back() != '\n') r_.full_report += "\n";
+  }
+
+  /// Inputs must come back with their guards intact (a kernel wrote outside its outputs).
+  void check_input_guards(std::initializer_list<const DeviceBuffer*> inputs) {
+    for (const DeviceBuffer* b : inputs) {
+      if (b == nullptr || b->data() == nullptr) continue;  // not allocated (e.g. no row table)
+      const std::string damage = be_.guard_damage(*b);
+      if (!damage.empty()) fail("out-of-bounds: " + damage, "input guard damaged: " + damage);
+    }
+  }
+
+ private:
+  std::mt19937_64 rng() const { return std::mt19937_64(seed_); }
+
+  void convert() {
+    const auto format = c_.preset == "e4m3"   ? device::CodeFormat::kE4M3
+                        : c_.preset == "e2m1" ? device::CodeFormat::kE2M1
+                        : c_.preset == "e8m0-rz" ? device::CodeFormat::kE8M0Rz
+                                                 : device::CodeFormat::kE8M0Rp;
+    const FloatFormat& ref = format == device::CodeFormat::kE4M3   ? kE4M3
+                             : format == device::CodeFormat::kE2M1 ? kE2M1
+                                                                   : kE8M0;
+    ConvertMode mode;  // nearest-even, satfinite, cuda dialect: what the kernel implements
+    if (format == device::CodeFormat::kE8M0Rz) mode.rounding = Rounding::kTowardZero;
+    if (format == device::CodeFormat::kE8M0Rp) mode.rounding = Rounding::kUp;
+    const bool packed = format == device::CodeFormat::kE2M1;
+    const auto count = static_cast<std::size_t>(c_.cols);
+    const auto code_kind = packed ? check::CodeKind::kE2M1x2
+                           : format == device::CodeFormat::kE4M3 ? check::CodeKind::kE4M3
+                                                                 : check::CodeKind::kE8M0;
+    const auto spec_codes = packed ? check::OutputSpec::packed_e2m1("codes", 1, count)
+                                   : check::OutputSpec::tensor("codes", code_kind, 1, count);
+    device::ConvertArgs a;
+    a.wide = device_wide(c_.dtype);
+    a.format = format;
+    a.count = count;
+    if (!c_.decode) {
+      // Bug-hunting values, a quarter of them replaced by raw random bit patterns of the dtype.
+      std::vector<float> v = bug_hunting_values(count, 32, seed_, c_.specials);
+      std::vector<std::uint8_t> in = narrow_from_fp32(c_.dtype, v);
+      auto g = rng();
+      const std::size_t w = bytes_of(c_.dtype);
+      for (std::size_t i = 0; i < count; ++i) {
+        if (g() % 4 == 0) {
+          const std::uint64_t r = g();
+          std::memcpy(&in[i * w], &r, w);
+        }
+      }
+      const std::vector<std::uint32_t> bits = bits_of(c_.dtype, in);
+      std::vector<std::uint8_t> codes(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        const auto h = static_cast<std::uint16_t>(bits[i]);
+        codes[i] = c_.dtype == WideType::kFp32 ? encode(ref, std::bit_cast<float>(bits[i]), mode)
+                   : c_.dtype == WideType::kBf16 ? encode_bf16(ref, h, mode)
+                                                 : encode_fp16(ref, h, mode);
+      }
+      std::vector<std::uint8_t> expected = codes;
+      if (packed) {
+        expected.assign((count + 1) / 2, 0);
+        for (std::size_t i = 0; i < count; ++i) expected[i / 2] |= static_cast<std::uint8_t>(codes[i] << (4 * (i % 2)));
+      }
+      DeviceBuffer ib = be_.alloc_upload(std::span<const std::uint8_t>(in), "in");
+      DeviceBuffer ob = be_.alloc(expected.size(), "codes", kSentinel);
+      a.direction = device::ConvertDirection::kEncode;
+      a.in = &ib;
+      a.out = &ob;
+      device::convert(be_, a);
+      be_.synchronize();
+      check::Context ctx;
+      ctx.input_kind = input_kind(c_.dtype);
+      ctx.input_bits = bits;
+      compare("codes", spec_codes, expected, ob, ctx);
+      check_input_guards({&ib});
+    } else {
+      // Every code once: byte i holds code i (E2M1: both nibbles of every byte).
+      std::vector<std::uint8_t> codes(packed ? (count + 1) / 2 : count);
+      for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<std::uint8_t>(i);
+      std::vector<float> values(count);
+      for (std::size_t i = 0; i < count; ++i) {
+        const auto code = packed ? static_cast<std::uint8_t>((codes[i / 2] >> (4 * (i % 2))) & 0xF) : codes[i];
+        values[i] = decode(ref, code);
+      }
+      const std::vector<std::uint8_t> expected = narrow_from_fp32(c_.dtype, values);
+      DeviceBuffer ib = be_.alloc_upload(std::span<const std::uint8_t>(codes), "codes");
+      DeviceBuffer ob = be_.alloc(expected.size(), "wide", kSentinel);
+      a.direction = device::ConvertDirection::kDecode;
+      a.in = &ib;
+      a.out = &ob;
+      device::convert(be_, a);
+      be_.synchronize();
+      compare("decoded", check::OutputSpec::tensor("decoded", wide_kind(c_.dtype), 1, count), expected, ob);
+      check_input_guards({&ib});
+    }
+  }
+
+  void dequantize() {
+    const Recipe recipe = Recipe::by_name(c_.preset);
+    const std::int64_t e = c_.experts, n = c_.rows, k = c_.cols, block = recipe.block_size;
+    auto g = rng();
+    // Every packed byte (all nibble pairs, +-0 and the +-6 extremes among them); scales mostly in a
+    // range that survives bf16 / fp16, sometimes any code, sometimes the format's extreme codes.
+    std::vector<std::uint8_t> packed(static_cast<std::size_t>(e * n * k / 2));
+    std::vector<std::uint8_t> scales(static_cast<std::size_t>(e * n * ((k + block - 1) / block)));
+    for (auto& b : packed) b = static_cast<std::uint8_t>(g());
+    const bool nv = recipe.is_nvfp4();
+    for (auto& b : scales) {
+      const std::uint64_t p = g() % 16;
+      if (p == 0) {
+        b = static_cast<std::uint8_t>(g());
+      } else if (p == 1) {
+        static constexpr std::uint8_t kUe4m3Edges[] = {0x00, 0x01, 0x07, 0x08, 0x7E, 0x7F};
+        static constexpr std::uint8_t kE8m0Edges[] = {0x00, 0x01, 0x7F, 0xFE, 0xFF};
+        b = nv ? kUe4m3Edges[g() % std::size(kUe4m3Edges)] : kE8m0Edges[g() % std::size(kE8m0Edges)];
+      } else {
+        b = static_cast<std::uint8_t>(nv ? 0x20 + g() % 0x40 : 110 + g() % 30);
+      }
+      if (nv) b &= 0x7F;  // UE4M3: the sign bit is not a scale (the reference rejects it)
+    }
+    std::vector<float> s_dec;
+    std::uniform_real_distribution<float> u(1e-3f, 1.0f);
+    for (std::int64_t i = 0; i < e; ++i) s_dec.push_back(u(g));
+
+    DeviceBuffer pb = be_.alloc_upload(std::span<const std::uint8_t>(packed), "packed");
+    DeviceBuffer sb = be_.alloc_upload(std::span<const std::uint8_t>(scales), "scales");
+    DeviceBuffer db = be_.alloc_upload(std::span<const float>(s_dec), "s_dec");
+    const auto total = static_cast<std::size_t>(e * n * k);
+    DeviceBuffer ob = be_.alloc(total * bytes_of(c_.dtype), "out", kSentinel);
+    device::DequantizeArgs a;
+    a.recipe = recipe;
+    a.packing = c_.n_packed ? device::WeightPackingAxis::kN : device::WeightPackingAxis::kK;
+    a.out_type = device_wide(c_.dtype);
+    a.experts = e;
+    a.n = n;
+    a.k = k;
+    a.packed = &pb;
+    a.scales = &sb;
+    a.s_dec = &db;
+    a.out = &ob;
+    device::dequantize(be_, a);
+    be_.synchronize();
+    const std::vector<std::uint8_t> expected =
+        dequantize_weights_to(recipe, c_.n_packed ? WeightPacking::kNPacked : WeightPacking::kKPacked, WeightShape{e, n, k},
+                              packed, scales, s_dec, c_.dtype);
+    auto spec = check::OutputSpec::tensor("out", wide_kind(c_.dtype), static_cast<std::size_t>(n),
+                                          static_cast<std::size_t>(k), static_cast<std::size_t>(e));
+    spec.axes = {"expert", "n", "k"};
+    compare("out", spec, expected, ob);
+    check_input_guards({&pb, &sb, &db});
+  }
+
+  /// Compares a QuantizedActivations-shaped result (elements, scales, NVFP4 s_dec / amax).
+  void compare_quantized(const Recipe& recipe, const QuantizedActivations& ref, const std::vector<std::uint32_t>& in_bits,
+                         const DeviceBuffer& elements, const DeviceBuffer& scales, const DeviceBuffer* amax,
+                         const DeviceBuffer* s_dec) {
+    compare("elements", check::element_spec(ref), ref.elements, elements,
+            check::element_context(recipe, ref, in_bits, input_kind(c_.dtype)));
+    compare("scales", check::scale_spec(recipe, ref), ref.scales, scales, check::scale_context(ref));
+    if (!recipe.is_nvfp4()) return;
+    if (amax != nullptr) {
+      const std::vector<float> want = {ref.tensor.at(0).amax};
+      compare("amax", check::OutputSpec::scalar("amax"), check::bytes_of(want), *amax);
+    }
+    if (s_dec != nullptr) {
+      const std::vector<float> want = {ref.tensor.at(0).s_dec};
+      compare("s_dec", check::OutputSpec::scalar("s_dec"), check::bytes_of(want), *s_dec);
+    }
+  }
+
+  void quantize() {
+    const Recipe recipe = Recipe::by_name(c_.preset);
+    const auto count = static_cast<std::size_t>(c_.rows * c_.cols);
+    const std::vector<float> v = bug_hunting_values(count, static_cast<std::size_t>(recipe.block_size), seed_, c_.specials);
+    const std::vector<std::uint8_t> in = narrow_from_fp32(c_.dtype, v);
+    const ScaleLayout layout = c_.swizzled ? ScaleLayout::kSwizzled128x4 : ScaleLayout::kLinear;
+    QuantizeOptions qo;
+    qo.scale_layout = layout;
+    qo.group_counts = c_.groups;
+    const QuantizedActivations ref = quantize_activations(recipe, c_.dtype, in, c_.rows, c_.cols, qo);
+
+    device::QuantizeProblem prob;
+    prob.recipe = recipe;
+    prob.input_type = c_.dtype;
+    prob.rows = c_.rows;
+    prob.cols = c_.cols;
+    prob.scale_layout = layout;
+    prob.group_counts = c_.groups;
+    const device::QuantizePlan plan = device::plan_quantize(prob);
+    DeviceBuffer ib = be_.alloc_upload(std::span<const std::uint8_t>(in), "input");
+    device::QuantizeBuffers out = device::alloc_quantize_buffers(be_, plan, kSentinel);
+    device::run_quantize(be_, plan, ib, out);
+    be_.synchronize();
+    compare_quantized(recipe, ref, bits_of(c_.dtype, in), out.elements, out.scales, &out.amax, &out.s_dec);
+    check_input_guards({&ib, &out.tile_rows});
+  }
+
+  void swiglu() {
+    Recipe recipe = Recipe::by_name(c_.preset);
+    recipe.activation = c_.activation;
+    recipe.intermediate = c_.intermediate;
+    const auto rows = static_cast<std::size_t>(c_.rows), inter = static_cast<std::size_t>(c_.cols);
+    // Gate/up values: the bug-hunting mix scaled down by 4 so that SiLU's interesting range
+    // (around 0, the clamp limit 7, exp's overflow edge) is well populated.
+    std::vector<float> gu = bug_hunting_values(rows * 2 * inter, 16, seed_, c_.specials);
+    for (float& x : gu) {
+      if (std::isfinite(x) && std::fabs(x) < 1e6f) x *= 0.25f;
+    }
+    const std::vector<std::uint8_t> in = narrow_from_fp32(c_.dtype, gu);
+    std::vector<std::uint16_t> in16;
+    GateUpView view;
+    std::vector<float> wide;
+    if (c_.dtype == WideType::kBf16) {
+      in16.resize(in.size() / 2);
+      std::memcpy(in16.data(), in.data(), in.size());
+      view = GateUpView::from_bf16(in16, rows, inter);
+    } else {
+      wide = widen_to_fp32(c_.dtype, in);
+      view = GateUpView::from_fp32(wide, rows, inter);
+    }
+    const GateUpLayout gl = GateUpLayout::parse(c_.gate_up_layout);
+    const std::vector<float> activated = mxv::swiglu(view, gl, SwigluActivation::from_recipe(recipe));
+    // NVFP4 needs a calibrated tensor amax: the activation's own (NaN skipped), as production does.
+    float amax = 0.0f;
+    for (const float x : activated) {
+      if (!std::isnan(x)) amax = std::fmax(amax, std::fabs(x));
+    }
+    const ScaleLayout layout = c_.swizzled ? ScaleLayout::kSwizzled128x4 : ScaleLayout::kLinear;
+    QuantizeOptions qo;
+    qo.scale_layout = layout;
+    qo.group_counts = c_.groups;
+    if (recipe.is_nvfp4()) qo.tensor_amax = amax;
+    const QuantizedActivations ref =
+        c_.intermediate == Intermediate::kBf16
+            ? quantize_activations(recipe, WideType::kBf16, narrow_from_fp32(WideType::kBf16, activated), c_.rows, c_.cols, qo)
+            : quantize_activations(recipe, activated, c_.rows, c_.cols, qo);
+
+    device::SwigluQuantizeProblem prob;
+    prob.recipe = recipe;
+    prob.input_type = c_.dtype;
+    prob.rows = c_.rows;
+    prob.inter = c_.cols;
+    prob.layout = gl;
+    prob.scale_layout = layout;
+    prob.group_counts = c_.groups;
+    if (recipe.is_nvfp4()) prob.tensor_amax = amax;
+    const device::SwigluQuantizePlan plan = device::plan_swiglu_quantize(prob);
+    DeviceBuffer ib = be_.alloc_upload(std::span<const std::uint8_t>(in), "gate_up");
+    device::SwigluQuantizeBuffers out = device::alloc_swiglu_quantize_buffers(be_, plan, kSentinel);
+    device::run_swiglu_quantize(be_, plan, ib, out);
+    be_.synchronize();
+    // The elements' context holds the activation's values, not the raw gate/up inputs.
+    compare_quantized(recipe, ref, {}, out.elements, out.scales, nullptr, &out.s_dec);
+    check_input_guards({&ib, &out.tile_rows});
+  }
+
+  Backend& be_;
+  const VerifyCase& c_;
+  std::uint64_t seed_;
+  const OutputTamper& tamper_;
+  CaseResult& r_;
+};
+
+}  // namespace
+
+CaseResult run_case(Backend& backend, const VerifyCase& c, std::uint64_t run_seed, const OutputTamper& tamper) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CaseResult r;
+  r.vcase = c;
+  r.backend = std::string(backend.name());
+  r.seed = case_seed(run_seed, c);
+  r.pass = true;
+  r.summary = "PASS";
+  (void)backend.take_findings();
+  backend.clear_launch_log();
+  CaseRun run(backend, c, r.seed, tamper, r);
+  try {
+    run.run();
+  } catch (const std::exception& e) {
+    run.fail(std::string("error: ") + e.what(), std::string("the case threw: ") + e.what());
+  }
+  for (const device::LaunchPlan& p : backend.launch_log()) r.variant += (r.variant.empty() ? "" : "+") + p.kernel;
+  if (!c.expect_variant.empty() && (backend.launch_log().empty() || backend.launch_log().back().kernel != c.expect_variant)) {
+    run.fail("variant: expected " + c.expect_variant + " to run, ran '" + r.variant + "'",
+             "the gate chose '" + r.variant + "'; the catalogue expects " + c.expect_variant + " (" + c.why + ")");
+  }
+  const std::vector<std::string> findings = backend.take_findings();
+  if (!findings.empty()) {
+    std::string all = std::to_string(findings.size()) + " emulator finding(s):\n";
+    for (const auto& f : findings) all += "  " + f + "\n";
+    run.fail("emulator: " + findings.front(), all);
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace mxv::golden

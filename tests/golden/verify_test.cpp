@@ -1,0 +1,263 @@
+// Tests of `mxv verify` (golden/include/mxv/golden/verify.h): the catalogue covers every kernel and
+// exactly the presets each kernel's launcher declares or accepts (asked of the launchers here, not
+// copied), and issue 5's edge shapes; a --quick run on the emulator passes; planted bugs (a nibble
+// swap and a damaged guard byte injected through the test hook) make verify report FAIL with the
+// right mismatch class and exit 1; an unavailable or unknown backend is a usage error (exit 2).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+// quantize.h / swiglu_quantize.h before convert.h (see verify_cases.cpp on device::WideType).
+#include "mxv/device/quantize.h"
+#include "mxv/device/swiglu_quantize.h"
+#include "mxv/device/backend.h"
+#include "mxv/device/dequantize.h"
+#include "mxv/emulation/emulated_backend.h"
+#include "mxv/golden/verify.h"
+
+namespace mxv::golden {
+namespace {
+
+std::set<std::string> catalogue_presets(const std::vector<VerifyCase>& cases, VerifyKernel k) {
+  std::set<std::string> s;
+  for (const VerifyCase& c : cases) {
+    if (c.kernel == k) s.insert(c.preset);
+  }
+  return s;
+}
+
+std::set<std::string> as_set(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
+
+// The presets the dequantize launcher accepts, asked of it directly on this test's own buffers.
+std::set<std::string> dequantize_launcher_accepts() {
+  emu::EmulatedBackend be;
+  device::DeviceBuffer packed = be.alloc(64, "packed"), scales = be.alloc(8, "scales"), s_dec = be.alloc(4, "s_dec"),
+                       out = be.alloc(512, "out");
+  std::set<std::string> ok;
+  for (const auto name : Recipe::preset_names()) {
+    device::DequantizeArgs a;
+    a.recipe = Recipe::by_name(name);
+    a.n = 2;
+    a.k = 64;
+    a.packed = &packed;
+    a.scales = &scales;
+    a.s_dec = &s_dec;
+    a.out = &out;
+    try {
+      (void)device::plan_dequantize(a);
+      ok.emplace(name);
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  return ok;
+}
+
+std::set<std::string> swiglu_launcher_accepts() {
+  std::set<std::string> ok;
+  for (const auto name : Recipe::preset_names()) {
+    device::SwigluQuantizeProblem p;
+    p.recipe = Recipe::by_name(name);
+    p.rows = 1;
+    p.inter = 128;
+    p.tensor_amax = 2.0f;
+    try {
+      (void)device::plan_swiglu_quantize(p);
+      ok.emplace(name);
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  return ok;
+}
+
+TEST(VerifyCatalogue, CoversEveryKernelAndExactlyTheSupportedPresets) {
+  std::set<std::string> quantize_declared;
+  for (const auto p : device::quantize_supported_presets()) quantize_declared.emplace(p);
+  const std::set<std::string> convert_formats = {"e4m3", "e2m1", "e8m0-rz", "e8m0-rp"};
+  ASSERT_FALSE(dequantize_launcher_accepts().empty());
+  ASSERT_FALSE(swiglu_launcher_accepts().empty());
+  EXPECT_TRUE(dequantize_launcher_accepts().count("nvfp4_te") && dequantize_launcher_accepts().count("mxfp4_nvidia"));
+  for (const bool quick : {false, true}) {
+    SCOPED_TRACE(quick ? "--quick" : "full");
+    const std::vector<VerifyCase> cases = verify_catalogue(quick);
+    EXPECT_EQ(catalogue_presets(cases, VerifyKernel::kQuantize), quantize_declared);
+    EXPECT_EQ(catalogue_presets(cases, VerifyKernel::kDequantize), dequantize_launcher_accepts());
+    EXPECT_EQ(catalogue_presets(cases, VerifyKernel::kSwigluQuantize), swiglu_launcher_accepts());
+    EXPECT_EQ(catalogue_presets(cases, VerifyKernel::kConvert), convert_formats);
+  }
+  EXPECT_EQ(as_set(supported_presets(VerifyKernel::kQuantize)), quantize_declared);
+}
+
+TEST(VerifyCatalogue, FullCatalogueHasTheIssue5EdgeShapesAndEveryDtype) {
+  const std::vector<VerifyCase> cases = verify_catalogue(false);
+  std::set<std::int64_t> quantize_k;
+  std::set<std::string> dequant_variants, quantize_variants;
+  std::set<WideType> dequant_dtypes, quantize_dtypes, swiglu_dtypes;
+  bool rows_of_one = false, odd_n = false, grouped = false, n_packed = false;
+  std::set<std::string> ids;
+  for (const VerifyCase& c : cases) {
+    EXPECT_TRUE(ids.insert(c.id()).second) << "duplicate case " << c.id();
+    EXPECT_FALSE(c.why.empty()) << c.id();
+    if (c.kernel == VerifyKernel::kQuantize) {
+      quantize_k.insert(c.cols);
+      quantize_variants.insert(c.expect_variant);
+      quantize_dtypes.insert(c.dtype);
+      rows_of_one |= c.rows == 1;
+      grouped |= c.groups == std::vector<std::int64_t>{1, 127, 128, 129};
+    }
+    if (c.kernel == VerifyKernel::kDequantize) {
+      dequant_variants.insert(c.expect_variant);
+      dequant_dtypes.insert(c.dtype);
+      odd_n |= c.rows % 2 == 1;
+      n_packed |= c.n_packed;
+    }
+    if (c.kernel == VerifyKernel::kSwigluQuantize) swiglu_dtypes.insert(c.dtype);
+  }
+  for (const std::int64_t k : {16, 48, 80, 400}) EXPECT_TRUE(quantize_k.count(k)) << "K = " << k;
+  EXPECT_EQ(dequant_variants, (std::set<std::string>{"dequantize_scalar", "dequantize_tiled"}));
+  EXPECT_EQ(quantize_variants, (std::set<std::string>{"quantize_scalar", "quantize_vector"}));
+  EXPECT_EQ(dequant_dtypes, (std::set<WideType>{WideType::kFp32, WideType::kBf16, WideType::kFp16}));
+  EXPECT_EQ(quantize_dtypes, (std::set<WideType>{WideType::kFp32, WideType::kBf16}));
+  EXPECT_EQ(swiglu_dtypes, (std::set<WideType>{WideType::kFp32, WideType::kBf16}));
+  EXPECT_TRUE(rows_of_one && odd_n && grouped && n_packed);
+  EXPECT_LT(verify_catalogue(true).size(), cases.size() / 4);
+}
+
+TEST(VerifyInputs, SeededBugHuntingValuesAreReproducibleAndAimAtEdges) {
+  const std::vector<float> a = bug_hunting_values(4096, 16, 99, true);
+  const std::vector<float> b = bug_hunting_values(4096, 16, 99, true);
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float)));
+  EXPECT_NE(bug_hunting_values(64, 16, 100, true), bug_hunting_values(64, 16, 99, true));
+  bool pos0 = false, neg0 = false, nan = false, inf = false, sub = false, mid = false, huge = false;
+  for (const float x : a) {
+    pos0 |= x == 0.0f && !std::signbit(x);
+    neg0 |= x == 0.0f && std::signbit(x);
+    nan |= std::isnan(x);
+    inf |= std::isinf(x);
+    sub |= std::fpclassify(x) == FP_SUBNORMAL;
+    mid |= std::fabs(x) == 2.5f || std::fabs(x) == 5.0f;
+    huge |= std::isfinite(x) && std::fabs(x) >= 0x1p20f;
+  }
+  EXPECT_TRUE(pos0 && neg0 && nan && inf && sub && mid && huge);
+  for (const float x : bug_hunting_values(4096, 16, 99, false)) ASSERT_FALSE(std::isnan(x) || std::isinf(x));
+  // A case's seed depends on the run seed and on the case, nothing else.
+  const VerifyCase c = verify_catalogue(true).front();
+  EXPECT_EQ(case_seed(7, c), case_seed(7, c));
+  EXPECT_NE(case_seed(7, c), case_seed(8, c));
+}
+
+TEST(VerifyRun, emulated_QuickRunPasses) {
+  VerifyOptions o;
+  o.backend = "emulated";
+  o.quick = true;
+  std::ostringstream out, err;
+  const VerifyRun run = run_verify(o, out, err);
+  EXPECT_EQ(run.exit_code, 0) << out.str() << err.str();
+  EXPECT_EQ(run.results.size(), verify_catalogue(true).size());
+  std::set<VerifyKernel> kernels;
+  for (const CaseResult& r : run.results) {
+    EXPECT_TRUE(r.pass) << r.vcase.id() << ": " << r.full_report;
+    EXPECT_GT(r.bytes_compared, 0u) << r.vcase.id();
+    EXPECT_FALSE(r.variant.empty()) << r.vcase.id();
+    EXPECT_EQ(r.backend, "emulated");
+    kernels.insert(r.vcase.kernel);
+  }
+  EXPECT_EQ(kernels.size(), kAllVerifyKernels.size());
+  EXPECT_NE(out.str().find("total emulated: " + std::to_string(run.results.size()) + " passed, 0 failed"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("seed " + std::to_string(kDefaultVerifySeed)), std::string::npos) << out.str();
+}
+
+// Planted bug: the first quantize case's elements come back with one byte's nibbles swapped.
+TEST(VerifyRun, emulated_PlantedNibbleSwapFailsWithItsClassAndExitsOne) {
+  VerifyOptions o;
+  o.backend = "emulated";
+  o.kernel = "quantize";
+  o.quick = true;
+  bool planted = false;
+  o.tamper = [&](const VerifyCase&, std::string_view output, std::vector<std::uint8_t>& actual) {
+    if (planted || output != "elements") return;
+    for (std::size_t i = device::kGuardBytes; i + device::kGuardBytes < actual.size(); ++i) {
+      if ((actual[i] >> 4) != (actual[i] & 0xF)) {
+        actual[i] = static_cast<std::uint8_t>((actual[i] << 4) | (actual[i] >> 4));
+        planted = true;
+        return;
+      }
+    }
+  };
+  std::ostringstream out, err;
+  const VerifyRun run = run_verify(o, out, err);
+  ASSERT_TRUE(planted);
+  EXPECT_EQ(run.exit_code, 1);
+  ASSERT_FALSE(run.results.empty());
+  const CaseResult& bad = run.results.front();
+  EXPECT_FALSE(bad.pass);
+  EXPECT_EQ(bad.class_counts[static_cast<std::size_t>(check::MismatchClass::kNibbleSwap)], 2u) << bad.full_report;
+  EXPECT_NE(bad.summary.find("nibble-swap"), std::string::npos) << bad.summary;
+  for (std::size_t i = 1; i < run.results.size(); ++i) EXPECT_TRUE(run.results[i].pass) << run.results[i].vcase.id();
+  EXPECT_NE(out.str().find("FAIL elements"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("first failure: quantize"), std::string::npos) << out.str();
+}
+
+// Planted bug: a byte past the end of a dequantize output (its trailing guard) changed.
+TEST(VerifyRun, emulated_PlantedGuardDamageIsOutOfBounds) {
+  VerifyOptions o;
+  o.backend = "emulated";
+  o.kernel = "dequantize";
+  o.quick = true;
+  o.tamper = [](const VerifyCase&, std::string_view output, std::vector<std::uint8_t>& actual) {
+    if (output == "out") actual[actual.size() - device::kGuardBytes + 3] ^= 0x40;
+  };
+  std::ostringstream out, err;
+  const VerifyRun run = run_verify(o, out, err);
+  EXPECT_EQ(run.exit_code, 1);
+  for (const CaseResult& r : run.results) {
+    EXPECT_FALSE(r.pass) << r.vcase.id();
+    EXPECT_EQ(r.class_counts[static_cast<std::size_t>(check::MismatchClass::kOutOfBounds)], 1u) << r.full_report;
+    EXPECT_NE(r.summary.find("out-of-bounds"), std::string::npos) << r.summary;
+  }
+}
+
+TEST(VerifyUsage, UnavailableOrUnknownBackendExitsTwoWithTheReason) {
+  const device::Availability cuda = emu::availability(device::BackendKind::kCuda);
+  std::ostringstream out, err;
+  VerifyOptions o;
+  o.quick = true;
+  o.backend = "tpu";
+  EXPECT_EQ(run_verify(o, out, err).exit_code, 2);
+  EXPECT_NE(err.str().find("--backend 'tpu'"), std::string::npos) << err.str();
+  o.backend = "emulated";
+  o.kernel = "gemm";
+  err.str("");
+  EXPECT_EQ(run_verify(o, out, err).exit_code, 2);
+  EXPECT_NE(err.str().find("--kernel 'gemm'"), std::string::npos) << err.str();
+  if (cuda.available) GTEST_SKIP() << "a GPU is present: the unavailable-cuda path cannot be exercised here";
+  o.backend = "cuda";
+  o.kernel = "all";
+  err.str("");
+  const VerifyRun run = run_verify(o, out, err);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(run.results.empty());
+  EXPECT_NE(err.str().find("unavailable: " + cuda.reason), std::string::npos) << err.str();
+}
+
+TEST(VerifyRun, emulated_AutoWithoutGpuReportsTheSkippedBackend) {
+  const device::Availability cuda = emu::availability(device::BackendKind::kCuda);
+  if (cuda.available) GTEST_SKIP() << "a GPU is present: auto runs cuda";
+  VerifyOptions o;
+  o.kernel = "convert";
+  o.quick = true;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_verify(o, out, err).exit_code, 0) << out.str();
+  EXPECT_NE(out.str().find("backend cuda skipped: " + cuda.reason), std::string::npos) << out.str();
+}
+
+}  // namespace
+}  // namespace mxv::golden

@@ -85,7 +85,8 @@ std::string_view quantize_file_layouts() {
          "  --out-global    NVFP4: fp32 [G] decode scales s_dec (G = experts with\n"
          "                  --scale-per-expert, else 1); dequant = e2m1 * ue4m3 * s_dec.\n"
          "The last block of a row whose cols is not a multiple of the block is zero-padded for its\n"
-         "amax. nvfp4_trtllm needs --rcp-table (or MXV_RCP_APPROX_TABLE).\n";
+         "amax. nvfp4_trtllm's rcp.approx table: --rcp-table FILE, else $MXV_RCP_APPROX_TABLE, else\n"
+         "the committed H200 capture golden/captures/rcp_approx_ftz_f32_sm90.bin.\n";
 }
 
 void run_quantize(const QuantizeRequest& r, std::ostream& out) {

@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
+#include <string_view>
+#include <system_error>
 
 namespace mxv {
 namespace {
@@ -169,31 +171,77 @@ float rcp_ftz_correctly_rounded(float x) {
   return rcp_with_delta(x, 0);
 }
 
-const RcpApproxTable* default_rcp_approx_table() {
-  // Loaded once; a bad file is reported on every call (the exception is rethrown), never hidden.
-  static std::once_flag once;
-  static std::unique_ptr<RcpApproxTable> table;
-  static std::string error;
-  std::call_once(once, [] {
-    const char* path = std::getenv("MXV_RCP_APPROX_TABLE");
-    if (path == nullptr || *path == '\0') return;
-    try {
-      table = std::make_unique<RcpApproxTable>(RcpApproxTable::load(path));
-    } catch (const std::invalid_argument& e) {
-      error = e.what();
+std::string committed_rcp_approx_table_path() {
+#ifdef MXV_DEFAULT_RCP_APPROX_TABLE
+  return MXV_DEFAULT_RCP_APPROX_TABLE;
+#else
+  return {};
+#endif
+}
+
+namespace {
+
+// Where the default table comes from (rules 1-3 of rcp_approx.h), resolved once per process.
+struct DefaultTable {
+  std::unique_ptr<RcpApproxTable> table;
+  std::string error;      // a named file that is bad: rethrown on every call, never hidden
+  std::string why_none;   // when there is no table: why (appended to "table missing")
+};
+
+DefaultTable resolve_default_table() {
+  DefaultTable d;
+  std::string path;
+  std::string source;
+  const char* env = std::getenv("MXV_RCP_APPROX_TABLE");
+  if (env != nullptr && std::string_view(env) == "none") {
+    d.why_none = "MXV_RCP_APPROX_TABLE=none disables the default table";
+    return d;
+  }
+  if (env != nullptr && *env != '\0') {
+    path = env;
+    source = "from MXV_RCP_APPROX_TABLE";
+  } else {
+    path = committed_rcp_approx_table_path();
+    if (path.empty()) {
+      d.why_none = "this build has no committed table compiled in";
+      return d;
     }
-  });
-  if (!error.empty()) throw std::invalid_argument(error + " (from MXV_RCP_APPROX_TABLE)");
-  return table.get();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) {
+      d.why_none = "the committed table '" + path + "' does not exist";
+      return d;
+    }
+    source = "the committed default table";
+  }
+  try {
+    d.table = std::make_unique<RcpApproxTable>(RcpApproxTable::load(path));
+  } catch (const std::invalid_argument& e) {
+    d.error = std::string(e.what()) + " (" + source + ")";
+  }
+  return d;
+}
+
+const DefaultTable& default_table_state() {
+  static const DefaultTable d = resolve_default_table();  // thread-safe one-time initialisation
+  return d;
+}
+
+}  // namespace
+
+const RcpApproxTable* default_rcp_approx_table() {
+  const DefaultTable& d = default_table_state();
+  if (!d.error.empty()) throw std::invalid_argument(d.error);
+  return d.table.get();
 }
 
 const RcpApproxTable& require_rcp_approx_table(const RcpApproxTable* table, const std::string& who) {
   if (table != nullptr) return *table;
   if (const RcpApproxTable* t = default_rcp_approx_table()) return *t;
   throw std::invalid_argument(
-      who + ": rcp.approx table missing: capture it with `mxv golden capture` on a GPU (the "
-            "rcp.approx.ftz.f32 table, 2^23 2-bit deltas) and point MXV_RCP_APPROX_TABLE at the file "
-            "(or pass --rcp-table FILE)");
+      who + ": rcp.approx table missing: capture it with `mxv_capture_rcp_approx OUT.bin` on a GPU "
+            "(golden/capture/rcp_approx_capture.cu: the rcp.approx.ftz.f32 table, 2^23 2-bit deltas) and "
+            "point MXV_RCP_APPROX_TABLE at the file (or pass --rcp-table FILE); " +
+      default_table_state().why_none);
 }
 
 }  // namespace mxv

@@ -3,7 +3,17 @@
 // the correctly rounded reciprocal on 13.2% of normal inputs, always by +-1 ulp, and the
 // difference depends only on the input's 23-bit significand. So a 2^23-entry table of 2-bit
 // deltas (2 MiB) reproduces it exactly on a CPU; this file holds that table's format, loader
-// and the emulation. The table itself is captured by a later tool (`mxv golden capture`).
+// and the emulation. The table is captured on a GPU by golden/capture/rcp_approx_capture.cu
+// (`mxv_capture_rcp_approx OUT.bin`), which also proves the emulation equal to the hardware on
+// all 2^32 inputs.
+//
+// The default table (used when no table is passed explicitly):
+//   1. MXV_RCP_APPROX_TABLE=FILE: that file (a missing or bad file is an error, never skipped);
+//   2. MXV_RCP_APPROX_TABLE=none: no default table (nvfp4_trtllm then says "table missing");
+//   3. unset or empty: the committed capture golden/captures/rcp_approx_ftz_f32_sm90.bin (H200,
+//      2026-11-29), whose absolute source path CMake compiles in as MXV_DEFAULT_RCP_APPROX_TABLE.
+//      When that file does not exist (a build moved away from its checkout) there is no default
+//      table and the "rcp.approx table missing" error says how to get one; a corrupted one throws.
 //
 // File format (little-endian), version 1:
 //   offset  0: 8 bytes  magic "MXVRCPA1"
@@ -43,7 +53,8 @@ class RcpApproxTable {
   int delta(std::uint32_t significand) const;
   /// Emulated rcp.approx.ftz.f32(x): subnormal inputs are flushed to signed zero (-> signed
   /// Inf), results below 2^-126 flush to signed zero, +-Inf -> +-0, NaN -> canonical NaN
-  /// 0x7FFFFFFF (what MUFU.RCP returns; to be confirmed by the capture).
+  /// 0x7FFFFFFF (what MUFU.RCP returns). With the committed table this equals the H200 on all
+  /// 2^32 inputs (the capture's own sweep, 2026-11-29: 0 mismatches).
   float rcp(float x) const;
 
   /// FNV-1a 64 of the payload (the value stored in the header).
@@ -57,8 +68,12 @@ class RcpApproxTable {
 /// every delta 0. Independent of any table (used to build and to check captured tables).
 float rcp_ftz_correctly_rounded(float x);
 
-/// The table named by the environment variable MXV_RCP_APPROX_TABLE, loaded once; nullptr when
-/// the variable is unset. Throws (as load) when it is set but the file is bad.
+/// The absolute path of the committed capture compiled in (MXV_DEFAULT_RCP_APPROX_TABLE), or ""
+/// when the library was built without one. Says nothing about whether the file exists.
+std::string committed_rcp_approx_table_path();
+
+/// The default table (rules 1-3 in the file comment), loaded once; nullptr when there is none.
+/// Throws (as load, plus which rule named the file) when the file named is bad.
 const RcpApproxTable* default_rcp_approx_table();
 
 /// `table` if not null, else the default one; throws std::invalid_argument with

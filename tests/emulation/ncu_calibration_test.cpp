@@ -1,0 +1,177 @@
+// Calibration of the emulator's coalescing figures (emulation/src/coalescing.cpp) against Nsight
+// Compute on real hardware, as DESIGN.md "Emulator facts" asks ("calibrate once against ncu on the
+// GPU"). The emulator reports, per kernel, warp requests and 32-byte sectors of global loads and
+// stores in ncu's vocabulary; this test runs on the emulated backend exactly the two launches that
+// were profiled and holds the emulator's per-kernel totals to the measured counters.
+//
+// Measured (lead engineer, 2026-11-29, one NVIDIA H200, git HEAD 976f426 kernels):
+//   ncu --clock-control none --metrics l1tex__t_{sectors,requests}_pipe_lsu_mem_global_op_{ld,st}.sum
+//       build/gpu/tests/device/device_dequantize_test
+//       --gtest_filter='*/cuda_nvfp4_te_fp32_npacked_E1_N128_K48:*/cuda_nvfp4_te_fp32_npacked_E1_N66_K128'
+//   (MXV_DEQUANT_SEED=20250501 printed; the addresses do not depend on the data, see below)
+//   dequantize_tiled_kernel  (E1 N66 K128, grid (2,2,1) x block (8,64,1)):
+//       ld requests 358, ld sectors 482, st requests 68, st sectors 1056
+//   dequantize_scalar_kernel (E1 N128 K48, grid (24,1,1) x block (256,1,1)):
+//       ld requests 576, ld sectors 6528, st requests 192, st sectors 768
+// The constants belong to those kernel sources: when dequantize_tiled.h or dequantize_scalar.h
+// changes its access pattern, this test fails by design; re-run the ncu command on the GPU and
+// replace the constants (with the new date), rather than editing them to the emulator's output.
+// ncu's ld counters include the scale loads and the s_dec (global scale) load, not only the packed
+// weights; the emulator's load totals include them too (every ctx.load of a GlobalPtr).
+//
+// Every figure matched exactly, so each is asserted with equality (no tolerance). The second test
+// of each kernel pins the per-site decomposition derived by hand below (which is what makes the
+// totals agree, and what a future divergence would be diagnosed against): the hardware, like the
+// emulator's model, issued one request per warp per executed access instruction (the s_dec load
+// too, although every lane reads the same 4 bytes: one request, one sector), nothing was merged
+// into wider loads, and warps whose lanes all returned early issued nothing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "mxv/device/dequantize.h"
+#include "mxv/emulation/emulated_backend.h"
+#include "mxv/reference/recipe.h"
+
+namespace {
+
+using mxv::device::DeviceBuffer;
+using mxv::device::WeightPackingAxis;
+using mxv::device::WideType;
+using mxv::emu::AccessKind;
+using mxv::emu::CoalescingReport;
+
+/// One kernel's counters as ncu names them (l1tex__t_*_pipe_lsu_mem_global_op_{ld,st}.sum).
+struct NcuCounters {
+  std::uint64_t ld_requests, ld_sectors, st_requests, st_sectors;
+};
+
+// Measured on the H200 (see the file comment for machine, date and command). Not derived here.
+constexpr NcuCounters kNcuTiledE1N66K128{358, 482, 68, 1056};
+constexpr NcuCounters kNcuScalarE1N128K48{576, 6528, 192, 768};
+
+/// Runs one NVFP4 (nvfp4_te), fp32-output, N-packed dequantize of one expert [n, k] on a fresh
+/// emulated backend with the given variant, as the profiled gtest cases did (auto variant there;
+/// the test asserts the gate chose the same kernel), and returns that kernel's coalescing report.
+/// Inputs are a fixed byte pattern: neither kernel has a data-dependent address or branch around
+/// an access (the scale decode and the NaN handling only select values), so the access stream,
+/// and with it every counter, is the same for the seeded random inputs ncu saw.
+CoalescingReport run_npacked_nvfp4_fp32(std::int64_t n, std::int64_t k, const char* expected_kernel) {
+  mxv::emu::EmulatedBackend backend;
+  const mxv::Recipe recipe = mxv::Recipe::nvfp4_te();
+  const auto block = static_cast<std::int64_t>(recipe.block_size);
+  std::vector<std::uint8_t> packed(static_cast<std::size_t>(n * k / 2));
+  std::vector<std::uint8_t> scales(static_cast<std::size_t>(n * ((k + block - 1) / block)));
+  for (std::size_t i = 0; i < packed.size(); ++i) packed[i] = static_cast<std::uint8_t>(i * 37u + 11u);
+  for (std::size_t i = 0; i < scales.size(); ++i) scales[i] = static_cast<std::uint8_t>(0x30u + i % 0x20u);
+  const std::vector<float> s_dec{0.25f};
+
+  DeviceBuffer d_packed = backend.alloc_upload(std::span<const std::uint8_t>(packed), "packed");
+  DeviceBuffer d_scales = backend.alloc_upload(std::span<const std::uint8_t>(scales), "scales");
+  DeviceBuffer d_s_dec = backend.alloc_upload(std::span<const float>(s_dec), "s_dec");
+  DeviceBuffer d_out = backend.alloc(static_cast<std::size_t>(n * k) * sizeof(float), "out");
+
+  mxv::device::DequantizeArgs a;
+  a.recipe = recipe;
+  a.packing = WeightPackingAxis::kN;
+  a.out_type = WideType::kF32;
+  a.experts = 1;
+  a.n = n;
+  a.k = k;
+  a.packed = &d_packed;
+  a.scales = &d_scales;
+  a.s_dec = &d_s_dec;
+  a.out = &d_out;
+  backend.reset_coalescing();
+  const mxv::device::LaunchPlan plan = mxv::device::dequantize(backend, a);
+  EXPECT_EQ(plan.kernel, expected_kernel);
+  EXPECT_TRUE(backend.take_findings().empty());
+  return backend.coalescing(plan.kernel);
+}
+
+/// (requests, sectors) of every site of one kind, sorted: the per-site decomposition without
+/// depending on source line numbers.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> site_figures(const CoalescingReport& r, AccessKind kind) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> v;
+  for (const auto& s : r.sites) {
+    if (s.kind == kind) v.emplace_back(s.figures.requests, s.figures.sectors);
+  }
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+void expect_totals_equal(const CoalescingReport& r, const NcuCounters& ncu) {
+  EXPECT_EQ(r.loads.requests, ncu.ld_requests) << r.to_string();
+  EXPECT_EQ(r.loads.sectors, ncu.ld_sectors) << r.to_string();
+  EXPECT_EQ(r.stores.requests, ncu.st_requests) << r.to_string();
+  EXPECT_EQ(r.stores.sectors, ncu.st_sectors) << r.to_string();
+  EXPECT_EQ(r.atomics.requests, 0u) << r.to_string();
+}
+
+// ---- dequantize_scalar, E1 N128 K48 (grid 24 x 256 threads = 192 warps, all lanes active) ----
+//
+// Thread i has output i = n*48 + k. Per warp (32 consecutive i) the kernel executes 3 global
+// loads and 1 store, each one request: ld 192 * 3 = 576, st 192.
+//   packed byte k*64 + n/2 (N/2 = 64 bytes per k row): the 32 lanes have 32 distinct k (a warp
+//     spans at most two rows n, and 32 < K = 48, so no k repeats), i.e. 32 bytes 64 apart in 32
+//     distinct sectors: 192 * 32 = 6144;
+//   scale byte n*3 + k/16 = floor(i/16): lanes 32w..32w+31 read bytes 2w and 2w+1, one sector:
+//     192;
+//   s_dec: all lanes read float 0 (one sector): 192.
+//   ld sectors 6144 + 192 + 192 = 6528 (34 per warp).
+//   store: 32 lanes x 4 contiguous bytes, 128-byte aligned (i*4, 32 | i for lane 0): 4 sectors
+//     per request, 192 * 4 = 768.
+TEST(NcuCalibration, ScalarKernelTotalsMatchNcuExactly) {
+  const CoalescingReport r = run_npacked_nvfp4_fp32(128, 48, "dequantize_scalar");
+  expect_totals_equal(r, kNcuScalarE1N128K48);
+}
+
+TEST(NcuCalibration, ScalarKernelPerSiteDecomposition) {
+  const CoalescingReport r = run_npacked_nvfp4_fp32(128, 48, "dequantize_scalar");
+  using P = std::pair<std::uint64_t, std::uint64_t>;
+  EXPECT_EQ(site_figures(r, AccessKind::kLoad), (std::vector<P>{{192, 192}, {192, 192}, {192, 6144}}))
+      << r.to_string();
+  EXPECT_EQ(site_figures(r, AccessKind::kStore), (std::vector<P>{{192, 768}})) << r.to_string();
+}
+
+// ---- dequantize_tiled, E1 N66 K128 (grid (2, 2, 1) x block (8, 64): 4 blocks of 16 warps) ----
+//
+// Warp w of a block holds linear ids l = 32w..32w+31 = rows t.y 4w..4w+3, t.x 0..7.
+// Staging (every warp, before the early return): 4 iterations, byte = l + 512i, so warp w reads k
+//   row r = w + 16i of the tile, columns c = 0..31, where c < avail = 33 - n0/2:
+//   - row tile 0 (n0 = 0, avail 33): all 32 lanes, bytes (k0+r)*33 + 0..31; that run starts at
+//     offset (k0+r) mod 32 within its sector, so it touches 1 sector when 32 | (k0+r) and 2
+//     otherwise. The two column blocks cover k = 0..127 once: 4 runs of 1 + 124 runs of 2 = 252
+//     sectors in 128 requests;
+//   - row tile 1 (n0 = 64, avail 1): only c = 0 (one lane per warp, byte (k0+r)*33 + 32), still
+//     one request each: 128 requests, 128 sectors.
+//   Staging: 256 requests, 380 sectors.
+// After the barrier, rows n >= 66 return: row tile 0 keeps its 16 warps, row tile 1 only warp 0
+//   (rows 64, 65; 16 lanes); the other 15 warps of those blocks issue nothing more. Active warps:
+//   2 * 16 + 2 * 1 = 34, each issuing 1 s_dec load + 2 (fp32: two stores) scale loads + 2 stores.
+//   - s_dec: 34 requests, 1 sector each = 34;
+//   - scales [66, 8]: byte n*8 + (k0 + 32s + 4x)/16; the 4 (or 2) rows of a warp read within
+//     bytes 32r' + {c, c+1} .. 32r' + 24 + {c, c+1} with c = (k0 + 32s)/16 <= 6, one sector:
+//     68 requests, 68 sectors;
+//   ld 256 + 34 + 68 = 358 requests, 380 + 34 + 68 = 482 sectors.
+// Stores: out row n is 512 bytes (128 fp32), each store instruction's 8 lanes of a row write
+//   128 contiguous bytes at 4*(n*128 + k0 + 32s): a full line. Full warps: 4 lines = 16 sectors,
+//   64 requests (32 warps x 2); the two row-tile-1 warps: 2 rows = 8 sectors, 4 requests.
+//   st 68 requests, 64*16 + 4*8 = 1056 sectors.
+TEST(NcuCalibration, TiledKernelTotalsMatchNcuExactly) {
+  const CoalescingReport r = run_npacked_nvfp4_fp32(66, 128, "dequantize_tiled");
+  expect_totals_equal(r, kNcuTiledE1N66K128);
+}
+
+TEST(NcuCalibration, TiledKernelPerSiteDecomposition) {
+  const CoalescingReport r = run_npacked_nvfp4_fp32(66, 128, "dequantize_tiled");
+  using P = std::pair<std::uint64_t, std::uint64_t>;
+  EXPECT_EQ(site_figures(r, AccessKind::kLoad), (std::vector<P>{{34, 34}, {68, 68}, {256, 380}})) << r.to_string();
+  EXPECT_EQ(site_figures(r, AccessKind::kStore), (std::vector<P>{{68, 1056}})) << r.to_string();
+}
+
+}  // namespace

@@ -39,7 +39,7 @@ qrules::Scheme quantize_scheme_of(const Recipe& recipe);
 /// One quantize call.
 struct QuantizeProblem {
   Recipe recipe = Recipe::nvfp4_te();
-  WideType input_type = WideType::kFp32;  ///< fp32 or bf16 (fp16 is rejected)
+  mxv::WideType input_type = mxv::WideType::kFp32;  ///< fp32 or bf16 (fp16 is rejected)
   std::int64_t rows = 0;                  ///< M >= 1 (compact rows)
   std::int64_t cols = 0;                  ///< K >= 1
   ScaleLayout scale_layout = ScaleLayout::kLinear;

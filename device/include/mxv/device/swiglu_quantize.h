@@ -35,7 +35,7 @@ namespace mxv::device {
 /// intermediate precision (fp32: quantize the fp32 activation; bf16: round it to bf16 first).
 struct SwigluQuantizeProblem {
   Recipe recipe = Recipe::nvfp4_te();
-  WideType input_type = WideType::kFp32;
+  mxv::WideType input_type = mxv::WideType::kFp32;
   std::int64_t rows = 0;   ///< >= 1
   std::int64_t inter = 0;  ///< I: the input has 2I columns, the activated output I
   GateUpLayout layout = GateUpLayout::halves();

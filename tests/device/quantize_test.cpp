@@ -23,6 +23,7 @@
 #include "mxv/device/cuda_backend.h"
 #include "mxv/device/quantize.h"
 #include "mxv/emulation/emulated_backend.h"
+#include "backend_fixture.h"
 #include "mxv/reference/check.h"
 #include "mxv/reference/check_gtest.h"
 #include "mxv/reference/quantize.h"
@@ -36,11 +37,6 @@ constexpr std::uint8_t kSentinel = 0xCD;
 std::uint64_t test_seed() {
   if (const char* s = std::getenv("MXV_TEST_SEED")) return std::strtoull(s, nullptr, 0);
   return 0x5eed0005u;
-}
-
-bool gpu_required() {
-  const char* s = std::getenv("MXV_REQUIRE_GPU");
-  return s != nullptr && std::string(s) == "1";
 }
 
 /// Activation-like values that hit the places quantizers get wrong: a spread of binades, exact
@@ -157,7 +153,7 @@ class QuantizeKernel : public ::testing::TestWithParam<Param> {
     const Param& p = GetParam();
     const Availability a = emu::availability(p.backend);
     if (!a.available) {
-      if (p.backend == BackendKind::kCuda && gpu_required()) FAIL() << "MXV_REQUIRE_GPU=1 but: " << a.reason;
+      if (p.backend == BackendKind::kCuda && test::gpu_required()) FAIL() << "MXV_REQUIRE_GPU=1 but: " << a.reason;
       GTEST_SKIP() << a.reason;
     }
     if (p.c.gpu_only && p.backend != BackendKind::kCuda) GTEST_SKIP() << "shape too large for the emulator in CI";

@@ -22,6 +22,7 @@
 #include "mxv/device/quantize.h"
 #include "mxv/device/swiglu_quantize.h"
 #include "mxv/emulation/emulated_backend.h"
+#include "backend_fixture.h"
 #include "mxv/reference/check.h"
 #include "mxv/reference/check_gtest.h"
 #include "mxv/reference/quantize.h"
@@ -35,11 +36,6 @@ constexpr std::uint8_t kSentinel = 0xCD;
 std::uint64_t test_seed() {
   if (const char* s = std::getenv("MXV_TEST_SEED")) return std::strtoull(s, nullptr, 0);
   return 0x5eed5u;
-}
-
-bool gpu_required() {
-  const char* s = std::getenv("MXV_REQUIRE_GPU");
-  return s != nullptr && std::string(s) == "1";
 }
 
 /// GEMM-output-like gate/up values: a spread of magnitudes, exact zeros, values past the clamp
@@ -154,7 +150,7 @@ class SwigluQuantizeKernel : public ::testing::TestWithParam<Param> {
     const Param& p = GetParam();
     const Availability a = emu::availability(p.backend);
     if (!a.available) {
-      if (p.backend == BackendKind::kCuda && gpu_required()) FAIL() << "MXV_REQUIRE_GPU=1 but: " << a.reason;
+      if (p.backend == BackendKind::kCuda && test::gpu_required()) FAIL() << "MXV_REQUIRE_GPU=1 but: " << a.reason;
       GTEST_SKIP() << a.reason;
     }
     if (p.c.gpu_only && p.backend != BackendKind::kCuda) GTEST_SKIP() << "shape too large for the emulator in CI";

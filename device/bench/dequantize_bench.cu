@@ -16,6 +16,7 @@
 #include "mxv/device/convert.h"
 #include "mxv/device/cuda_backend.h"
 #include "mxv/device/dequantize.h"
+#include "mxv/device/kernels/dequantize_tiled.h"
 
 using namespace mxv::device;
 
@@ -113,7 +114,12 @@ int main(int argc, char** argv) {
     DeviceBuffer out = b.alloc(static_cast<std::size_t>(total) * 4, "out");
     for (WeightPackingAxis packing : {WeightPackingAxis::kK, WeightPackingAxis::kN}) {
       for (WideType t : {WideType::kBf16, WideType::kF32}) {
-        for (DequantizeVariant v : {DequantizeVariant::kScalar, DequantizeVariant::kTiled}) {
+        // "tiled-r64": the tiled kernel forced into its rows64 geometry (block (8, 64), one 64-k tile
+        // per thread: the previous kernel's geometry, with the new arithmetic) for K-packed weights,
+        // so one run shows what the "units" geometry adds on top of the arithmetic.
+        for (int variant = 0; variant < 3; ++variant) {
+          if (variant == 2 && packing != WeightPackingAxis::kK) continue;
+          const DequantizeVariant v = variant == 0 ? DequantizeVariant::kScalar : DequantizeVariant::kTiled;
           DequantizeArgs args;
           args.recipe = r;
           args.packing = packing;
@@ -127,13 +133,21 @@ int main(int argc, char** argv) {
           const double ms = median_ms(b, [&](int i) {
             args.packed = &packed[static_cast<std::size_t>(i % g_sets)];
             args.scales = &scales[static_cast<std::size_t>(i % g_sets)];
-            dequantize(b, args);
+            if (variant == 2) {
+              DequantizeLaunch l = plan_dequantize(args);
+              l.plan.grid = {static_cast<unsigned>(shape.k / kDequantTileK),
+                             static_cast<unsigned>((shape.n + kDequantTileN - 1) / kDequantTileN), static_cast<unsigned>(shape.e)};
+              l.plan.block = {kDequantGroups, kDequantTileN, 1};
+              b.launch_dequantize(l.plan, l.params);
+            } else {
+              dequantize(b, args);
+            }
           });
           const double bytes = static_cast<double>(total / 2 + scale_bytes) + static_cast<double>(total) * (t == WideType::kF32 ? 4 : 2);
           const double gbs = bytes / (ms * 1e6);
           std::printf("%-14s %-8s %-5s %-9s %lldx%lldx%-8lld %10.3f %10.0f %7.1f%%\n", rname,
                       packing == WeightPackingAxis::kK ? "K" : "N", std::string(to_string(t)).c_str(),
-                      v == DequantizeVariant::kTiled ? "tiled" : "scalar", static_cast<long long>(shape.e),
+                      variant == 2 ? "tiled-r64" : v == DequantizeVariant::kTiled ? "tiled" : "scalar", static_cast<long long>(shape.e),
                       static_cast<long long>(shape.n), static_cast<long long>(shape.k), ms, gbs, 100.0 * gbs / copy_gbs);
         }
       }

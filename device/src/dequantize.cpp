@@ -1,5 +1,6 @@
 // Host launcher of the weight-dequantize kernels: argument validation, the tiled-kernel gate and
-// the launch plans (geometry of kernels/dequantize_scalar.h and kernels/dequantize_tiled.h).
+// the launch plans (geometry of kernels/dequantize_scalar.h and kernels/dequantize_tiled.h; the
+// tiled kernel's block shape selects its geometry, see that header).
 #include "mxv/device/dequantize.h"
 
 #include <cstdint>
@@ -122,10 +123,19 @@ DequantizeLaunch plan_dequantize(const DequantizeArgs& a) {
     reject("variant", cat("the tiled kernel cannot take this shape: ", l.gate.reason));
   }
   if (tiled) {
+    // Geometry (kernels/dequantize_tiled.h): K-packed weights take the "units" blocks (256 threads,
+    // each with 8 independent 16-byte stores and all their loads issued first); N-packed weights
+    // the "rows64" blocks (8 x 64, shared-memory staging of the packed tile).
     l.plan.kernel = "dequantize_tiled";
-    l.plan.grid = {static_cast<unsigned>(k / kDequantTileK), static_cast<unsigned>((n + kDequantTileN - 1) / kDequantTileN),
-                   static_cast<unsigned>(e)};
-    l.plan.block = {kDequantGroups, kDequantTileN, 1};
+    const auto row_tiles = static_cast<unsigned>((n + kDequantTileN - 1) / kDequantTileN);
+    if (a.packing == WeightPackingAxis::kK) {
+      const std::uint64_t span = std::uint64_t{kDequantTileK} * dequant_units(a.out_type);
+      l.plan.grid = {static_cast<unsigned>((k + span - 1) / span), row_tiles, static_cast<unsigned>(e)};
+      l.plan.block = {kDequantUnitThreads, 1, 1};
+    } else {
+      l.plan.grid = {static_cast<unsigned>(k / kDequantTileK), row_tiles, static_cast<unsigned>(e)};
+      l.plan.block = {kDequantGroups, kDequantTileN, 1};
+    }
   } else {
     const std::uint64_t blocks = (total + kDequantScalarBlockThreads - 1) / kDequantScalarBlockThreads;
     if (blocks > kMaxGridX) reject("shape", "E*N*K needs more than 2^31-1 blocks of 256 threads");

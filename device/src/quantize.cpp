@@ -132,7 +132,11 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
   if (q.variant == QuantizeVariant::kVector) {
     const std::uint64_t lanes = block / (bf16 ? 8u : 4u);
     plan.quantize_launch.kernel = "quantize_vector";
-    plan.quantize_launch.grid = {blocks_for(q.items * lanes, kQuantizeBlockThreads), 1, 1};
+    // Each thread walks about kVectorsPerThread lane vectors (4 steps of kQuantizeVectorSlots), so
+    // its one-time division of the item index is amortised and its loads overlap.
+    constexpr std::uint64_t kVectorsPerThread = 4 * kQuantizeVectorSlots;
+    plan.quantize_launch.grid = {blocks_for((q.items * lanes + kVectorsPerThread - 1) / kVectorsPerThread,
+                                            kQuantizeBlockThreads), 1, 1};
   } else {
     plan.quantize_launch.kernel = "quantize_scalar";
     plan.quantize_launch.grid = {blocks_for(q.items, kQuantizeBlockThreads), 1, 1};

@@ -5,10 +5,11 @@
 // own 128-row tiles starting at a padded row (SEMANTICS.md section 5, "Grouped (MoE) rows").
 //
 // Two variants, chosen by the host launcher (quantize.cpp) and recorded in the launch plan:
-//  - vector ("quantize_vector"): K a multiple of the block size. Each lane loads one 16-byte
-//    vector (4 fp32 or 8 bf16 elements); a block is 2..8 adjacent lanes, whose amax meets through
-//    butterfly shuffles; every lane then converts its own elements and stores them as one 2- or
-//    4-byte word, so a warp reads 512 contiguous bytes and writes 64..128 contiguous bytes.
+//  - vector ("quantize_vector"): K a multiple of the block size. Each lane loads 16-byte vectors
+//    (4 fp32 or 8 bf16 elements), kQuantizeVectorSlots of them per step, all issued before use; a
+//    block is 2..8 adjacent lanes, whose amax meets through butterfly shuffles; every lane then
+//    converts its own elements and stores them as one 2- or 4-byte word, so a warp reads 512
+//    contiguous bytes and writes 64..128 contiguous bytes per slot.
 //  - scalar ("quantize_scalar"): any K (odd K, a partial last block). One thread per block,
 //    scalar loads; the missing elements of a partial block count as +0 and are not stored, and
 //    with K odd the high nibble of a row's last byte is 0 (PartialBlock::kZeroPadded).
@@ -25,6 +26,14 @@
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
 #include "mxv/device/kernels/quantize_rules.h"
+
+// The vector variant's per-slot arrays must live in registers: its slot loops unroll fully on the
+// GPU (nvcc's heuristic declines for loop bodies this size). Not logic: the host ignores it.
+#if defined(__CUDA_ARCH__)
+#define MXV_QUANTIZE_UNROLL _Pragma("unroll")
+#else
+#define MXV_QUANTIZE_UNROLL
+#endif
 
 namespace mxv::device {
 
@@ -93,12 +102,51 @@ MXV_HD MXV_FORCEINLINE float element_of(const Vec16& v, unsigned j, bool bf16) {
   return cvt::float_of(v.w[j]);
 }
 
+/// fp32 -> E2M1 nibble, round to nearest even, satfinite, the cuda dialect of cvt.h (NaN -> 0x7,
+/// +-Inf -> +-6, -0 -> 0x8), computed WITHOUT branches. cvt.h's software encoder takes a branch
+/// per value (subnormal range or not) and an F2I; in the vector kernel that was the largest part
+/// of the instruction stream on sm_90 (no E2M1 cvt there). The same two ranges, selected:
+///  - |x| >= 1: keep 1 mantissa bit with an integer round-half-even on the bit pattern, rebias
+///    127 -> 1 (the code is (rounded bits >> 22) - 252), saturate at 7 (= 6; Inf lands there);
+///  - |x| < 1: multiples of 0.5 by comparison: code 1 above 0.25 (0.25 itself ties to 0, even),
+///    2 from 0.75 on (0.75 ties to 1.0, whose mantissa is even).
+/// Only used where the target has no hardware E2M1 cvt (cvt::kHardwareE2M1E8M0 false).
+MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_branchless(float x) {
+  const std::uint32_t u = cvt::bits_of(x);
+  const std::uint32_t a = u & 0x7FFFFFFFu;
+  const std::uint32_t rounded = (a + 0x1FFFFFu + ((a >> 22) & 1u)) >> 22;
+  const std::uint32_t normal = qrules::max_u32(rounded, 252u) - 252u;  // max: no wrap below 1.0
+  const std::uint32_t sub = (a > 0x3E800000u ? 1u : 0u) + (a >= 0x3F400000u ? 1u : 0u);
+  const std::uint32_t mag = a < 0x3F800000u ? sub : (normal < 7u ? normal : 7u);
+  const std::uint32_t sign = a > 0x7F800000u ? 0u : (u >> 28) & 0x8u;  // NaN -> +6
+  return sign | mag;
+}
+
+/// qrules::pack_pair with the branch-free encoder where the target lacks the hardware cvt.
+MXV_HD MXV_FORCEINLINE std::uint32_t pack_pair_fast(float even, float odd, float multiplier) {
+  if constexpr (cvt::kHardwareE2M1E8M0) {
+    return qrules::pack_pair(even, odd, multiplier);
+  } else {
+    return (e2m1_branchless(qrules::mul_rn(odd, multiplier)) << 4) | e2m1_branchless(qrules::mul_rn(even, multiplier));
+  }
+}
+
 }  // namespace quantize_detail
 
+/// Items (lane vectors) a thread of the vector variant keeps in flight: all their loads are issued
+/// before the first is used (the previous kernel did one load, then waited on it before storing).
+inline constexpr unsigned kQuantizeVectorSlots = 4;
+
 /// The vector variant. `kElems` = elements per 16-byte lane vector: 4 (fp32) or 8 (bf16).
+/// Lane i of the grid-stride walk handles lane vectors i, i + stride, i + 2 stride, ... taken
+/// kQuantizeVectorSlots at a time. Lane vector i is sub-lane i % lanes of item i / lanes, and item
+/// = scale_row * kb_slots + k; the (scale_row, k) pair is divided out once per thread and then
+/// advanced by the constant item stride with a compare instead of a 64-bit division per item
+/// (a 64-bit division is a ~70-instruction subroutine on the GPU, more than the conversions).
 template <unsigned kElems, class Ctx>
 MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
   static_assert(kElems == 4 || kElems == 8);
+  constexpr unsigned kSlots = kQuantizeVectorSlots;
   const bool bf16 = kElems == 8;
   const unsigned block = qrules::block_size(p.scheme);
   const unsigned lanes = block / kElems;  // 2, 4 or 8 lanes per block: a power of two
@@ -108,47 +156,76 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
   const std::uint64_t tid = std::uint64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
   const std::uint64_t stride = std::uint64_t{ctx.grid_dim().x} * ctx.block_dim().x;  // multiple of 32
   const qrules::Nvfp4TensorScale ts = quantize_detail::tensor_scale(ctx, p);
+  const unsigned sub = static_cast<unsigned>(tid & (lanes - 1u));  // the same for every step
+  // The item stride (stride / lanes, exact) as whole scale rows plus a remainder below kb_slots.
+  const std::uint64_t item_stride = stride >> shift;
+  const std::uint64_t d_row = item_stride / p.kb_slots;
+  const std::uint64_t d_k = item_stride - d_row * p.kb_slots;
+  std::uint64_t scale_row = (tid >> shift) / p.kb_slots;
+  std::uint64_t k = (tid >> shift) - scale_row * p.kb_slots;
+  auto advance = [&](std::uint64_t& r, std::uint64_t& kk) {
+    r += d_row;
+    kk += d_k;
+    if (kk >= p.kb_slots) {
+      kk -= p.kb_slots;
+      ++r;
+    }
+  };
 
   // The trip count is uniform across a warp (the loop tests the warp's first lane), so every lane
-  // reaches every shuffle; lanes past the end carry amax 0 and store nothing.
-  for (std::uint64_t i = tid; (i & ~std::uint64_t{31}) < total; i += stride) {
-    const bool active = i < total;
-    const std::uint64_t item = i >> shift;
-    const unsigned sub = static_cast<unsigned>(i & (lanes - 1u));
-    const std::uint64_t scale_row = item / p.kb_slots;
-    const std::uint64_t k = item - scale_row * p.kb_slots;
-    quantize_detail::RowSlot slot{};
-    if (active) slot = quantize_detail::resolve_row(ctx, p, scale_row);
-    const bool has_data = active && slot.valid && k < p.kb;
-
-    Vec16 v{};
-    std::uint32_t key = 0;
-    const std::uint64_t col = k * block + std::uint64_t{sub} * kElems;
-    if (has_data) {
-      v = ctx.load16(p.input, (slot.row * p.cols + col) * (bf16 ? 2u : 4u));
-      for (unsigned j = 0; j < kElems; ++j) {
-        key = qrules::max_u32(key, qrules::amax_key(quantize_detail::element_of(v, j, bf16), nan_prop));
+  // reaches every shuffle; lanes and slots past the end carry amax 0 and store nothing.
+  for (std::uint64_t i = tid; (i & ~std::uint64_t{31}) < total; i += kSlots * stride) {
+    std::uint64_t srow[kSlots], kcol[kSlots], row[kSlots];
+    bool active[kSlots], has_data[kSlots];
+    Vec16 v[kSlots];
+    // Loads first: every slot's vector is requested before any is used.
+    MXV_QUANTIZE_UNROLL
+    for (unsigned s = 0; s < kSlots; ++s) {
+      srow[s] = scale_row;
+      kcol[s] = k;
+      advance(scale_row, k);
+      active[s] = i + s * stride < total;
+      quantize_detail::RowSlot slot{};
+      if (active[s]) slot = quantize_detail::resolve_row(ctx, p, srow[s]);
+      row[s] = slot.row;
+      has_data[s] = active[s] && slot.valid && kcol[s] < p.kb;
+      v[s] = Vec16{};
+      if (has_data[s]) {
+        const std::uint64_t col = kcol[s] * block + std::uint64_t{sub} * kElems;
+        v[s] = ctx.load16(p.input, (row[s] * p.cols + col) * (bf16 ? 2u : 4u));
       }
     }
-    for (unsigned m = 1; m < lanes; m <<= 1) key = qrules::max_u32(key, ctx.shfl_xor(kFullMask, key, static_cast<int>(m), 32));
+    MXV_QUANTIZE_UNROLL
+    for (unsigned s = 0; s < kSlots; ++s) {
+      std::uint32_t key = 0;
+      if (has_data[s]) {
+        for (unsigned j = 0; j < kElems; ++j) {
+          key = qrules::max_u32(key, qrules::amax_key(quantize_detail::element_of(v[s], j, bf16), nan_prop));
+        }
+      }
+      for (unsigned m = 1; m < lanes; m <<= 1) key = qrules::max_u32(key, ctx.shfl_xor(kFullMask, key, static_cast<int>(m), 32));
 
-    if (has_data) {
-      const qrules::BlockChoice c = qrules::choose_block(p.scheme, key, ts);
-      std::uint32_t word = 0;
-      for (unsigned j = 0; j < kElems; j += 2) {
-        const std::uint32_t byte = qrules::pack_pair(quantize_detail::element_of(v, j, bf16),
-                                                     quantize_detail::element_of(v, j + 1u, bf16), c.multiplier);
-        word |= byte << (4u * j);  // byte j/2 of the word
+      if (has_data[s]) {
+        const qrules::BlockChoice c = qrules::choose_block(p.scheme, key, ts);
+        std::uint32_t word = 0;
+        for (unsigned j = 0; j < kElems; j += 2) {
+          const std::uint32_t byte = quantize_detail::pack_pair_fast(quantize_detail::element_of(v[s], j, bf16),
+                                                                     quantize_detail::element_of(v[s], j + 1u, bf16), c.multiplier);
+          word |= byte << (4u * j);  // byte j/2 of the word
+        }
+        const std::uint64_t col = kcol[s] * block + std::uint64_t{sub} * kElems;
+        const std::uint64_t byte_off = row[s] * p.row_bytes + col / 2u;
+        if (kElems == 4) {
+          ctx.store(quantize_detail::retype<std::uint16_t>(p.elements), byte_off / 2u, static_cast<std::uint16_t>(word));
+        } else {
+          ctx.store(quantize_detail::retype<std::uint32_t>(p.elements), byte_off / 4u, word);
+        }
+        if (sub == 0u) {
+          ctx.store(p.scales, qrules::scale_offset(p.layout, srow[s], kcol[s], p.kb), static_cast<std::uint8_t>(c.code));
+        }
+      } else if (active[s] && sub == 0u) {
+        ctx.store(p.scales, qrules::scale_offset(p.layout, srow[s], kcol[s], p.kb), std::uint8_t{0});  // padding slot
       }
-      const std::uint64_t byte_off = slot.row * p.row_bytes + col / 2u;
-      if (kElems == 4) {
-        ctx.store(quantize_detail::retype<std::uint16_t>(p.elements), byte_off / 2u, static_cast<std::uint16_t>(word));
-      } else {
-        ctx.store(quantize_detail::retype<std::uint32_t>(p.elements), byte_off / 4u, word);
-      }
-      if (sub == 0u) ctx.store(p.scales, qrules::scale_offset(p.layout, scale_row, k, p.kb), static_cast<std::uint8_t>(c.code));
-    } else if (active && sub == 0u) {
-      ctx.store(p.scales, qrules::scale_offset(p.layout, scale_row, k, p.kb), std::uint8_t{0});  // padding slot
     }
   }
 }

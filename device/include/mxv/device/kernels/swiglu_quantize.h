@@ -22,6 +22,7 @@
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
+#include "mxv/device/kernels/quantize.h"  // quantize_detail::pack_pair_fast
 #include "mxv/device/kernels/quantize_rules.h"
 #include "mxv/device/kernels/swiglu_math.h"
 
@@ -159,14 +160,26 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
     if (ctx.block_idx().x == 0u && ctx.thread_idx().x == 0u) ctx.store(p.s_dec_out, 0, ts.s_dec);
   }
   const std::uint64_t row_bytes = p.in.inter / 2u;
+  // (scale_row, k) of item i >> shift: divided once per thread, then advanced by the constant item
+  // stride (stride / lanes, exact) without a 64-bit division per step (as in quantize_vector_body).
+  const std::uint64_t item_stride = stride >> shift;
+  const std::uint64_t d_row = item_stride / p.kb_slots;
+  const std::uint64_t d_k = item_stride - d_row * p.kb_slots;
+  std::uint64_t next_row = (tid >> shift) / p.kb_slots;
+  std::uint64_t next_k = (tid >> shift) - next_row * p.kb_slots;
 
   // Warp-uniform trip count (as in quantize_vector_body): every lane reaches every shuffle.
   for (std::uint64_t i = tid; (i & ~std::uint64_t{31}) < total; i += stride) {
     const bool active = i < total;
-    const std::uint64_t item = i >> shift;
     const unsigned sub = static_cast<unsigned>(i & (lanes - 1u));
-    const std::uint64_t scale_row = item / p.kb_slots;
-    const std::uint64_t k = item - scale_row * p.kb_slots;
+    const std::uint64_t scale_row = next_row;
+    const std::uint64_t k = next_k;
+    next_row += d_row;
+    next_k += d_k;
+    if (next_k >= p.kb_slots) {
+      next_k -= p.kb_slots;
+      ++next_row;
+    }
     bool valid = false;
     std::uint64_t row = scale_row;
     if (active) {
@@ -196,7 +209,9 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
     if (has_data) {
       const qrules::BlockChoice c = qrules::choose_block(p.scheme, key, ts);
       std::uint32_t word = 0;
-      for (unsigned j = 0; j < 8; j += 2) word |= qrules::pack_pair(act[j], act[j + 1], c.multiplier) << (4u * j);
+      for (unsigned j = 0; j < 8; j += 2) {
+        word |= quantize_detail::pack_pair_fast(act[j], act[j + 1], c.multiplier) << (4u * j);  // branch-free on sm_90
+      }
       ctx.store(GlobalPtr<std::uint32_t>{reinterpret_cast<std::uint32_t*>(p.elements.raw)},
                 (row * row_bytes + j0 / 2u) / 4u, word);
       if (sub == 0u) ctx.store(p.scales, qrules::scale_offset(p.layout, scale_row, k, p.kb), static_cast<std::uint8_t>(c.code));

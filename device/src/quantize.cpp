@@ -10,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace mxv::device {
 
@@ -28,14 +29,60 @@ constexpr std::uint64_t kMaxBlocks = 1u << 20;
                               " (supported presets: nvfp4_te, mxfp4_nvidia, mxfp4_ocp, ort_qmoe)");
 }
 
-unsigned blocks_for(std::uint64_t threads, unsigned block_threads) {
+std::uint64_t round_up(std::uint64_t v, std::uint64_t m) { return (v + m - 1) / m * m; }
+
+}  // namespace
+
+unsigned grid_stride_blocks(std::uint64_t threads, unsigned block_threads) {
   const std::uint64_t b = (threads + block_threads - 1) / block_threads;
   return static_cast<unsigned>(std::clamp<std::uint64_t>(b, 1, kMaxBlocks));
 }
 
-std::uint64_t round_up(std::uint64_t v, std::uint64_t m) { return (v + m - 1) / m * m; }
+void validate_group_counts(std::string_view who, std::span<const std::int64_t> group_counts, std::int64_t rows) {
+  std::int64_t sum = 0;
+  for (std::size_t g = 0; g < group_counts.size(); ++g) {
+    if (group_counts[g] < 0) {
+      throw std::invalid_argument(std::string(who) + ": group_counts[" + std::to_string(g) + "] must be >= 0, got " +
+                                  std::to_string(group_counts[g]));
+    }
+    sum += group_counts[g];
+  }
+  if (!group_counts.empty() && sum != rows) {
+    throw std::invalid_argument(std::string(who) + ": group_counts sum to " + std::to_string(sum) + " but rows is " +
+                                std::to_string(rows));
+  }
+}
 
-}  // namespace
+ScaleSlotGeometry scale_slot_geometry(std::uint64_t rows, std::uint64_t kb, bool swizzled,
+                                      std::span<const std::int64_t> group_counts) {
+  ScaleSlotGeometry g;
+  g.kb_slots = swizzled ? round_up(kb, 4) : kb;
+  if (!swizzled) {
+    g.scale_rows = rows;  // linear: grouping does not move scale rows
+  } else if (group_counts.empty()) {
+    g.scale_rows = round_up(rows, 128);
+  } else {
+    // One table entry per 128-row tile: each expert's scale rows start at a multiple of 128.
+    std::uint64_t first = 0;
+    for (const std::int64_t c : group_counts) {
+      const auto count = static_cast<std::uint64_t>(c);
+      for (std::uint64_t t = 0; t < count; t += 128) {
+        g.tile_rows.push_back(static_cast<std::uint32_t>(first + t));
+        g.tile_rows.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(128, count - t)));
+      }
+      first += count;
+    }
+    g.scale_rows = g.tile_rows.size() / 2 * 128;
+  }
+  return g;
+}
+
+void require_buffer_bytes(std::string_view who, const DeviceBuffer& b, std::uint64_t bytes, const char* what) {
+  if (b.bytes() < bytes) {
+    throw std::invalid_argument(std::string(who) + ": buffer '" + what + "' holds " + std::to_string(b.bytes()) +
+                                " bytes, the plan needs " + std::to_string(bytes));
+  }
+}
 
 std::span<const std::string_view> quantize_supported_presets() { return kSupported; }
 
@@ -75,19 +122,7 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
   if (problem.cols > (std::int64_t{1} << 40) || problem.rows * problem.cols > (std::int64_t{1} << 46)) {
     throw std::invalid_argument("quantize: rows * cols must be <= 2^46 elements");
   }
-  const bool grouped = !problem.group_counts.empty();
-  std::int64_t sum = 0;
-  for (std::size_t g = 0; g < problem.group_counts.size(); ++g) {
-    if (problem.group_counts[g] < 0) {
-      throw std::invalid_argument("quantize: group_counts[" + std::to_string(g) + "] must be >= 0, got " +
-                                  std::to_string(problem.group_counts[g]));
-    }
-    sum += problem.group_counts[g];
-  }
-  if (grouped && sum != problem.rows) {
-    throw std::invalid_argument("quantize: group_counts sum to " + std::to_string(sum) + " but rows is " +
-                                std::to_string(problem.rows));
-  }
+  validate_group_counts("quantize", problem.group_counts, problem.rows);
 
   const auto rows = static_cast<std::uint64_t>(problem.rows);
   const auto cols = static_cast<std::uint64_t>(problem.cols);
@@ -103,25 +138,11 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
   q.rows = rows;
   q.cols = cols;
   q.kb = (cols + block - 1) / block;
-  q.kb_slots = swizzled ? round_up(q.kb, 4) : q.kb;
   q.row_bytes = (cols + 1) / 2;
-  if (!swizzled) {
-    q.scale_rows = rows;  // linear: grouping does not move scale rows
-  } else if (!grouped) {
-    q.scale_rows = round_up(rows, 128);
-  } else {
-    // One table entry per 128-row tile: each expert's scale rows start at a multiple of 128.
-    std::uint64_t first = 0;
-    for (const std::int64_t c : problem.group_counts) {
-      const auto count = static_cast<std::uint64_t>(c);
-      for (std::uint64_t t = 0; t < count; t += 128) {
-        plan.tile_rows.push_back(static_cast<std::uint32_t>(first + t));
-        plan.tile_rows.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(128, count - t)));
-      }
-      first += count;
-    }
-    q.scale_rows = plan.tile_rows.size() / 2 * 128;
-  }
+  ScaleSlotGeometry slots = scale_slot_geometry(rows, q.kb, swizzled, problem.group_counts);
+  q.kb_slots = slots.kb_slots;
+  q.scale_rows = slots.scale_rows;
+  plan.tile_rows = std::move(slots.tile_rows);
   q.items = q.scale_rows * q.kb_slots;
 
   // The gate: the vector variant needs whole blocks (so a lane's 16-byte vector never straddles
@@ -135,11 +156,11 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
     // Each thread walks about kVectorsPerThread lane vectors (4 steps of kQuantizeVectorSlots), so
     // its one-time division of the item index is amortised and its loads overlap.
     constexpr std::uint64_t kVectorsPerThread = 4 * kQuantizeVectorSlots;
-    plan.quantize_launch.grid = {blocks_for((q.items * lanes + kVectorsPerThread - 1) / kVectorsPerThread,
+    plan.quantize_launch.grid = {grid_stride_blocks((q.items * lanes + kVectorsPerThread - 1) / kVectorsPerThread,
                                             kQuantizeBlockThreads), 1, 1};
   } else {
     plan.quantize_launch.kernel = "quantize_scalar";
-    plan.quantize_launch.grid = {blocks_for(q.items, kQuantizeBlockThreads), 1, 1};
+    plan.quantize_launch.grid = {grid_stride_blocks(q.items, kQuantizeBlockThreads), 1, 1};
   }
   validate_launch_plan(plan.quantize_launch);
 
@@ -156,7 +177,7 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
     const std::uint64_t chunks = plan.amax_params.count / (bf16 ? 8u : 4u) + 1;
     plan.amax_launch.kernel = "amax";
     plan.amax_launch.block = {kAmaxBlockThreads, 1, 1};
-    plan.amax_launch.grid = {blocks_for((chunks + 3) / 4, kAmaxBlockThreads), 1, 1};
+    plan.amax_launch.grid = {grid_stride_blocks((chunks + 3) / 4, kAmaxBlockThreads), 1, 1};
     validate_launch_plan(plan.amax_launch);
   }
   return plan;
@@ -176,10 +197,7 @@ QuantizeBuffers alloc_quantize_buffers(Backend& backend, const QuantizePlan& pla
 
 void run_quantize(Backend& backend, const QuantizePlan& plan, const DeviceBuffer& input, QuantizeBuffers& out) {
   auto need = [](const DeviceBuffer& b, std::uint64_t bytes, const char* what) {
-    if (b.bytes() < bytes) {
-      throw std::invalid_argument(std::string("quantize: buffer '") + what + "' holds " + std::to_string(b.bytes()) +
-                                  " bytes, the plan needs " + std::to_string(bytes));
-    }
+    require_buffer_bytes("quantize", b, bytes, what);
   };
   need(input, plan.input_bytes, "input");
   need(out.elements, plan.element_bytes, "elements");

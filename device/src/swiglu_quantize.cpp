@@ -3,27 +3,23 @@
 // so both take exactly the same problems (DESIGN.md "Production kernels", swiglu_quantize).
 #include "mxv/device/swiglu_quantize.h"
 
-#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace mxv::device {
 
 namespace {
 
-constexpr std::uint64_t kMaxBlocks = 1u << 20;
+constexpr std::string_view kWho = "swiglu_quantize";
 
-[[noreturn]] void fail(const std::string& why) { throw std::invalid_argument("swiglu_quantize: " + why); }
+[[noreturn]] void fail(const std::string& why) { throw std::invalid_argument(std::string(kWho) + ": " + why); }
 
-unsigned blocks_for(std::uint64_t threads) {
-  const std::uint64_t b = (threads + kSwigluBlockThreads - 1) / kSwigluBlockThreads;
-  return static_cast<unsigned>(std::clamp<std::uint64_t>(b, 1, kMaxBlocks));
-}
-
-std::uint64_t round_up(std::uint64_t v, std::uint64_t m) { return (v + m - 1) / m * m; }
+unsigned blocks_for(std::uint64_t threads) { return grid_stride_blocks(threads, kSwigluBlockThreads); }
 
 /// Validates everything both kernels need and fills the shared input description.
 SwigluInput validated_input(const SwigluQuantizeProblem& p, qrules::Scheme* scheme_out) {
@@ -55,14 +51,7 @@ SwigluInput validated_input(const SwigluQuantizeProblem& p, qrules::Scheme* sche
     }
     group = static_cast<std::uint32_t>(g);
   }
-  std::int64_t sum = 0;
-  for (std::size_t g = 0; g < p.group_counts.size(); ++g) {
-    if (p.group_counts[g] < 0) fail("group_counts[" + std::to_string(g) + "] must be >= 0");
-    sum += p.group_counts[g];
-  }
-  if (!p.group_counts.empty() && sum != p.rows) {
-    fail("group_counts sum to " + std::to_string(sum) + " but rows is " + std::to_string(p.rows));
-  }
+  validate_group_counts(kWho, p.group_counts, p.rows);
   if (r.is_nvfp4() && !p.tensor_amax) {
     fail("NVFP4 needs tensor_amax (the activated output's amax): one pass cannot compute it before scaling");
   }
@@ -91,23 +80,10 @@ SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem) {
   q.round_to_bf16 = problem.recipe.intermediate == Intermediate::kBf16;
   q.nan_propagates = problem.recipe.nan_in_amax == NanInAmax::kPropagate;
   q.kb = q.in.inter / block;
-  q.kb_slots = swizzled ? round_up(q.kb, 4) : q.kb;
-  if (!swizzled) {
-    q.scale_rows = q.in.rows;
-  } else if (problem.group_counts.empty()) {
-    q.scale_rows = round_up(q.in.rows, 128);
-  } else {
-    std::uint64_t first = 0;
-    for (const std::int64_t c : problem.group_counts) {
-      const auto count = static_cast<std::uint64_t>(c);
-      for (std::uint64_t t = 0; t < count; t += 128) {
-        plan.tile_rows.push_back(static_cast<std::uint32_t>(first + t));
-        plan.tile_rows.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(128, count - t)));
-      }
-      first += count;
-    }
-    q.scale_rows = plan.tile_rows.size() / 2 * 128;
-  }
+  ScaleSlotGeometry slots = scale_slot_geometry(q.in.rows, q.kb, swizzled, problem.group_counts);
+  q.kb_slots = slots.kb_slots;
+  q.scale_rows = slots.scale_rows;
+  plan.tile_rows = std::move(slots.tile_rows);
   q.items = q.scale_rows * q.kb_slots;
   plan.launch.kernel = "swiglu_quantize_fused";
   plan.launch.block = {kSwigluBlockThreads, 1, 1};
@@ -134,12 +110,7 @@ SwigluQuantizeBuffers alloc_swiglu_quantize_buffers(Backend& backend, const Swig
 }
 
 namespace {
-void need(const DeviceBuffer& b, std::uint64_t bytes, const char* what) {
-  if (b.bytes() < bytes) {
-    throw std::invalid_argument(std::string("swiglu_quantize: buffer '") + what + "' holds " +
-                                std::to_string(b.bytes()) + " bytes, the plan needs " + std::to_string(bytes));
-  }
-}
+void need(const DeviceBuffer& b, std::uint64_t bytes, const char* what) { require_buffer_bytes(kWho, b, bytes, what); }
 }  // namespace
 
 void run_swiglu_quantize(Backend& backend, const SwigluQuantizePlan& plan, const DeviceBuffer& gate_up,

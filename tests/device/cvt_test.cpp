@@ -3,7 +3,10 @@
 // (mxv::encode / decode, an independent algorithm) on every bf16 and fp16 bit pattern, a strided
 // sample of all 2^32 fp32 patterns, and every midpoint of each format with its fp32 neighbours;
 // plus hand-derived known answers from SEMANTICS.md section 2. The GPU branch (PTX cvt) is held to
-// the reference over all 2^32 inputs by convert_test's gpu cases.
+// the reference over all 2^32 inputs by convert_test's gpu cases. The branch-free E2M1 encoder
+// (e2m1_from_f32_sw_branchless) runs through every E2M1 check below, and the finite-input
+// bf16x2 / fp16x2 pair conversions (the dequantize fast path) are held to wide_float over their
+// documented domain, every finite fp32 input class.
 #include "mxv/device/cvt.h"
 
 #include <gtest/gtest.h>
@@ -37,6 +40,10 @@ std::string check_all(std::uint32_t bits) {
   };
   if (unsigned g = cvt::e4m3_from_f32(x), w = mxv::encode(mxv::kE4M3, x); g != w) return fail("e4m3", g, w);
   if (unsigned g = cvt::e2m1_from_f32(x), w = mxv::encode(mxv::kE2M1, x); g != w) return fail("e2m1", g, w);
+  // The branch-free encoder the vector quantize kernels use (software on the host and sm_90).
+  if (unsigned g = cvt::e2m1_from_f32_sw_branchless(x), w = mxv::encode(mxv::kE2M1, x); g != w) {
+    return fail("e2m1 branchless", g, w);
+  }
   if (unsigned g = cvt::e8m0_rz_from_f32(x), w = mxv::encode(mxv::kE8M0, x, kRz); g != w) return fail("e8m0 rz", g, w);
   if (unsigned g = cvt::e8m0_rp_from_f32(x), w = mxv::encode(mxv::kE8M0, x, kRp); g != w) return fail("e8m0 rp", g, w);
   return {};
@@ -158,6 +165,137 @@ TEST(CvtVsReference, NarrowToBf16AndFp16) {
     const float x = f(static_cast<std::uint32_t>(i));
     ASSERT_EQ(cvt::bf16_from_f32(x), mxv::float_to_bf16(x)) << std::hex << i;
     ASSERT_EQ(cvt::fp16_from_f32(x), mxv::float_to_fp16(x)) << std::hex << i;
+  }
+}
+
+// ---- the branch-free E2M1 encoder ----------------------------------------------------------------
+
+TEST(CvtKnownAnswers, E2M1Branchless) {
+  // The same interval table as CvtKnownAnswers.E2M1 (SEMANTICS.md section 2), hand-derived.
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(0.25f), 0x0u);       // tie to 0 (even)
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(0.2500001f), 0x1u);
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(0.75f), 0x2u);       // tie to 1.0 (even mantissa)
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(0.7499999f), 0x1u);
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(1.25f), 0x2u);
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(1.75f), 0x4u);
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(2.5f), 0x4u);
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(3.5f), 0x6u);
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(5.0f), 0x6u);
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(5.0000005f), 0x7u);
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(3.0e38f), 0x7u);     // satfinite
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(-0.0f), 0x8u);
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(-1e-45f), 0x8u);     // negative subnormal -> -0
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(-NAN), 0x7u);        // NaN of either sign -> +6
+  EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(-INFINITY), 0xFu);
+  // Pair packing: `hi` in bits [7:4].
+  EXPECT_EQ(cvt::e2m1x2_from_f32_branchless(6.0f, -0.5f), 0x79u);
+  EXPECT_EQ(cvt::e2m1x2_from_f32_branchless(-0.5f, 6.0f), 0x97u);
+}
+
+TEST(CvtVsReference, E2M1BranchlessEveryMidpointWideNeighbourhood) {
+  // Every E2M1 value and midpoint (and the geometric mean, where a log-domain bug would show), with
+  // the 64 fp32 neighbours on either side, both signs, through the single and the pair encoder
+  // (the pair with a different partner so that a swapped or leaking nibble shows).
+  for (unsigned c = 0; c < 7; ++c) {
+    const float a = mxv::decode(mxv::kE2M1, static_cast<std::uint8_t>(c));
+    const float b = mxv::decode(mxv::kE2M1, static_cast<std::uint8_t>(c + 1));
+    for (float v : {a, b, (a + b) * 0.5f, std::sqrt(a * b)}) {
+      for (int d = -64; d <= 64; ++d) {
+        for (std::uint32_t sign : {0u, 0x80000000u}) {
+          const std::uint32_t bits = (std::bit_cast<std::uint32_t>(v) + static_cast<std::uint32_t>(d)) ^ sign;
+          const float x = f(bits);
+          const unsigned want = mxv::encode(mxv::kE2M1, x);
+          ASSERT_EQ(cvt::e2m1_from_f32_sw_branchless(x), want) << "fp32 0x" << std::hex << bits;
+          const float partner = -x * 0.5f;
+          const unsigned want_pair = (want << 4) | mxv::encode(mxv::kE2M1, partner);
+          ASSERT_EQ(cvt::e2m1x2_from_f32_branchless(x, partner), want_pair) << "fp32 0x" << std::hex << bits;
+        }
+      }
+    }
+  }
+}
+
+// ---- the finite-input bf16x2 / fp16x2 pair conversions -------------------------------------------
+
+// Checks both pair conversions against wide_float on one (hi, lo) pair of finite fp32 inputs.
+std::string check_wide_pair(float hi, float lo) {
+  const std::uint32_t want_bf16 = std::uint32_t{mxv::float_to_bf16(hi)} << 16 | mxv::float_to_bf16(lo);
+  const std::uint32_t want_fp16 = std::uint32_t{mxv::float_to_fp16(hi)} << 16 | mxv::float_to_fp16(lo);
+  const std::uint32_t got_bf16 = cvt::bf16x2_from_f32_finite(hi, lo);
+  const std::uint32_t got_fp16 = cvt::fp16x2_from_f32_finite(hi, lo);
+  if (got_bf16 == want_bf16 && got_fp16 == want_fp16) return {};
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "hi 0x%08X lo 0x%08X: bf16x2 device 0x%08X reference 0x%08X, fp16x2 device 0x%08X reference 0x%08X",
+                std::bit_cast<std::uint32_t>(hi), std::bit_cast<std::uint32_t>(lo), got_bf16, want_bf16, got_fp16, want_fp16);
+  return buf;
+}
+
+bool is_nan_bits(std::uint32_t b) { return (b & 0x7FFFFFFFu) > 0x7F800000u; }
+
+TEST(CvtKnownAnswers, WidePairFinite) {
+  // Hand-derived: 1.0 = bf16 0x3F80 = fp16 0x3C00; -2.0 = bf16 0xC000 = fp16 0xC000; `hi` on top.
+  EXPECT_EQ(cvt::bf16x2_from_f32_finite(1.0f, -2.0f), 0x3F80C000u);
+  EXPECT_EQ(cvt::fp16x2_from_f32_finite(1.0f, -2.0f), 0x3C00C000u);
+  EXPECT_EQ(cvt::bf16x2_from_f32_finite(f(0x3F808000u), 0.0f), 0x3F800000u);  // tie to even, down
+  EXPECT_EQ(cvt::bf16x2_from_f32_finite(f(0x3F818000u), 0.0f), 0x3F820000u);  // tie to even, up
+  EXPECT_EQ(cvt::fp16x2_from_f32_finite(65520.0f, 65519.0f), 0x7C007BFFu);    // 65520 ties up to Inf
+  EXPECT_EQ(cvt::fp16x2_from_f32_finite(INFINITY, -INFINITY), 0x7C00FC00u);
+  EXPECT_EQ(cvt::fp16x2_from_f32_finite(0x1p-25f, -0x1.000002p-25f), 0x00008001u);  // half min subnormal
+}
+
+TEST(CvtVsReference, WidePairFiniteStridedSample) {
+  // Every finite fp32 class (zeros, subnormals, normals, Inf; NaN is outside the documented
+  // domain): stride 4093 over all 2^32 patterns, the partner a second stream with another stride.
+  std::uint32_t offset = 0;
+  if (const char* e = std::getenv("MXV_CVT_SAMPLE_OFFSET")) offset = static_cast<std::uint32_t>(std::strtoul(e, nullptr, 0));
+  std::printf("MXV_CVT_SAMPLE_OFFSET=%u (stride 4093)\n", offset);
+  std::uint32_t partner = 0x9E3779B9u + offset;
+  for (std::uint64_t i = offset; i < (std::uint64_t{1} << 32); i += 4093) {
+    partner += 0x6A09E667u;
+    const auto hi = static_cast<std::uint32_t>(i);
+    if (is_nan_bits(hi) || is_nan_bits(partner)) continue;
+    const std::string m = check_wide_pair(f(hi), f(partner));
+    ASSERT_EQ(m, "");
+  }
+}
+
+TEST(CvtVsReference, WidePairFiniteEveryMidpoint) {
+  // Every rounding boundary of both narrow types: for each finite bf16 / fp16 value and its
+  // successor, the two values and their midpoint (exact in fp32) with 8 fp32 neighbours either side,
+  // both signs. Covers ties to even, the subnormal ranges, and fp16 overflow to Inf.
+  for (std::uint32_t h = 0; h < 0x7C00u; ++h) {
+    const float lo_v[2] = {mxv::bf16_to_float(static_cast<std::uint16_t>(h)), mxv::fp16_to_float(static_cast<std::uint16_t>(h))};
+    // fp16's successor of 65504 is Inf: the overflow boundary is the midpoint with 2^16.
+    const float hi_v[2] = {mxv::bf16_to_float(static_cast<std::uint16_t>(h + 1)),
+                           h + 1 == 0x7C00u ? 65536.0f : mxv::fp16_to_float(static_cast<std::uint16_t>(h + 1))};
+    for (unsigned t = 0; t < 2; ++t) {
+      for (float v : {lo_v[t], (lo_v[t] + hi_v[t]) * 0.5f}) {
+        for (int d = -8; d <= 8; ++d) {
+          for (std::uint32_t sign : {0u, 0x80000000u}) {
+            const std::uint32_t bits = (std::bit_cast<std::uint32_t>(v) + static_cast<std::uint32_t>(d)) ^ sign;
+            if (is_nan_bits(bits)) continue;
+            const std::string m = check_wide_pair(f(bits), f(bits ^ 0x80000000u));
+            ASSERT_EQ(m, "");
+          }
+        }
+      }
+    }
+  }
+  // bf16's upper range (fp16 stops at 0x7C00): finite bf16 values up to 0x7F7F and the overflow
+  // boundary to Inf just above bf16 max.
+  for (std::uint32_t h = 0x7C00u; h < 0x7F80u; ++h) {
+    const float a = mxv::bf16_to_float(static_cast<std::uint16_t>(h));
+    // The successor's bits: at h = 0x7F7F it is Inf's, so the midpoint is the overflow tie 0x7F7F8000.
+    const std::uint32_t a_bits = std::bit_cast<std::uint32_t>(a);
+    const std::uint32_t b_bits = (h + 1) << 16;
+    for (std::uint32_t base : {a_bits, a_bits + (b_bits - a_bits) / 2}) {
+      for (int d = -8; d <= 8; ++d) {
+        const std::uint32_t bits = base + static_cast<std::uint32_t>(d);
+        if (is_nan_bits(bits)) continue;
+        const std::string m = check_wide_pair(f(bits), f(bits ^ 0x80000000u));
+        ASSERT_EQ(m, "");
+      }
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 //   - E4M3:  cvt.rn.satfinite.e4m3x2.f32     from sm_89
 //   - E2M1:  cvt.rn.satfinite.e2m1x2.f32     family/arch-specific Blackwell only (sm_100a, 120a, ...)
 //   - UE8M0: cvt.rz|rp.satfinite.ue8m0x2.f32  family/arch-specific Blackwell only
+//   - bf16x2 / f16x2: cvt.rn.{bf16x2,f16x2}.f32  from sm_80 (finite inputs only, see below)
 // and fast fp32 software code everywhere else (sm_90 for E2M1/UE8M0, and the host, where the
 // emulator runs the same kernel bodies). The software code deliberately uses a DIFFERENT
 // algorithm from the reference (reference/src: a generic numbered-steps encoder): here the
@@ -38,6 +39,11 @@
 #else
 #define MXV_HW_CVT_E4M3 0
 #endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define MXV_HW_CVT_WIDE_X2 1
+#else
+#define MXV_HW_CVT_WIDE_X2 0
+#endif
 
 namespace mxv::device::cvt {
 
@@ -45,6 +51,7 @@ namespace mxv::device::cvt {
 /// "software"); kernels expose it so tests and benchmarks can say what they measured.
 inline constexpr bool kHardwareE4M3 = MXV_HW_CVT_E4M3 != 0;
 inline constexpr bool kHardwareE2M1E8M0 = MXV_HW_CVT_FP4_E8M0 != 0;
+inline constexpr bool kHardwareWideX2 = MXV_HW_CVT_WIDE_X2 != 0;
 
 // The bit pattern every decoder produces for a NaN code (E4M3 0x7F and 0xFF, E8M0 0xFF): the
 // positive canonical quiet NaN, whatever the code's sign bit (the reference's decode does the same).
@@ -171,6 +178,35 @@ MXV_HD MXV_FORCEINLINE std::uint8_t e2m1_from_f32(float x) {
   return static_cast<std::uint8_t>(e2m1x2_from_f32(0.0f, x) & 0x0Fu);
 }
 
+/// fp32 -> E2M1 nibble (bits [3:0]), the same function as e2m1_from_f32_sw (RN, satfinite, NaN ->
+/// 0x7, +-Inf -> +-6, -0 -> 0x8) computed WITHOUT branches. e2m1_from_f32_sw takes a branch per
+/// value (subnormal range or not) and an F2I; in the vector quantize kernels that was the largest
+/// part of the instruction stream on sm_90 (no E2M1 cvt there). The same two ranges, selected:
+///  - |x| >= 1: keep 1 mantissa bit with an integer round-half-even on the bit pattern, rebias
+///    127 -> 1 (the code is (rounded bits >> 22) - 252), saturate at 7 (= 6; Inf lands there);
+///  - |x| < 1: multiples of 0.5 by comparison: code 1 above 0.25 (0.25 itself ties to 0, even),
+///    2 from 0.75 on (0.75 ties to 1.0, whose mantissa is even).
+MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_from_f32_sw_branchless(float x) {
+  const std::uint32_t u = bits_of(x);
+  const std::uint32_t a = u & 0x7FFFFFFFu;
+  const std::uint32_t rounded = (a + 0x1FFFFFu + ((a >> 22) & 1u)) >> 22;
+  const std::uint32_t normal = (rounded > 252u ? rounded : 252u) - 252u;  // max: no wrap below 1.0
+  const std::uint32_t sub = (a > 0x3E800000u ? 1u : 0u) + (a >= 0x3F400000u ? 1u : 0u);
+  const std::uint32_t mag = a < 0x3F800000u ? sub : (normal < 7u ? normal : 7u);
+  const std::uint32_t sign = a > 0x7F800000u ? 0u : (u >> 28) & 0x8u;  // NaN -> +6
+  return sign | mag;
+}
+
+/// e2m1x2_from_f32 for hot loops: the hardware cvt where the target has it, else the branch-free
+/// software encoder (same results; `hi` in bits [7:4], `lo` in [3:0]).
+MXV_HD MXV_FORCEINLINE std::uint32_t e2m1x2_from_f32_branchless(float hi, float lo) {
+#if MXV_HW_CVT_FP4_E8M0
+  return e2m1x2_from_f32(hi, lo);
+#else
+  return (e2m1_from_f32_sw_branchless(hi) << 4) | e2m1_from_f32_sw_branchless(lo);
+#endif
+}
+
 /// E2M1 nibble (bits [3:0]) -> fp32, exact. Branch-free: the bits are assembled directly (a
 /// runtime-indexed table becomes a constant-bank load replayed per distinct address in a warp).
 MXV_HD MXV_FORCEINLINE float f32_from_e2m1(std::uint32_t nibble) {
@@ -290,6 +326,32 @@ MXV_HD MXV_FORCEINLINE std::uint16_t fp16_from_f32(float x) {
   // Subnormal range, quantum 2^-24: the fp32 adder rounds to it (2^-24 * 2^23 = 2^-1).
   const float r = (float_of(a) + 0.5f) - 0.5f;
   return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(r * 16777216.0f));
+}
+
+/// Two fp32 -> two bf16 in one 32-bit word (`hi` in bits [31:16], `lo` in [15:0]), RNE, for
+/// NON-NaN inputs only: the hardware cvt.rn.bf16x2.f32 makes every NaN canonical (0x7FFF) where
+/// bf16_from_f32 keeps sign and payload, so the two agree on every input except NaN. For callers
+/// that have proven their values finite (the dequantize fast path).
+MXV_HD MXV_FORCEINLINE std::uint32_t bf16x2_from_f32_finite(float hi, float lo) {
+#if MXV_HW_CVT_WIDE_X2
+  std::uint32_t r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+#else
+  return std::uint32_t{bf16_from_f32(lo)} | (std::uint32_t{bf16_from_f32(hi)} << 16);
+#endif
+}
+
+/// Two fp32 -> two fp16 in one 32-bit word (`hi` in bits [31:16]), RNE, overflow -> Inf; NON-NaN
+/// inputs only (as bf16x2_from_f32_finite).
+MXV_HD MXV_FORCEINLINE std::uint32_t fp16x2_from_f32_finite(float hi, float lo) {
+#if MXV_HW_CVT_WIDE_X2
+  std::uint32_t r;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+#else
+  return std::uint32_t{fp16_from_f32(lo)} | (std::uint32_t{fp16_from_f32(hi)} << 16);
+#endif
 }
 
 }  // namespace mxv::device::cvt

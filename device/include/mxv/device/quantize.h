@@ -66,6 +66,34 @@ struct QuantizePlan {
 /// Validates `problem` and decides the launches; launches nothing.
 QuantizePlan plan_quantize(const QuantizeProblem& problem);
 
+// ---- shared with the swiglu_quantize launcher (swiglu_quantize.cpp) ----------------------------
+// Both kernels write the same scale buffer (SEMANTICS.md section 5) through the same slot walk
+// (kernels/fp4_block.h), so its geometry, the grouped-row checks and the grid sizing are one code.
+
+/// Throws std::invalid_argument ("<who>: group_counts[g] must be >= 0, got c" / "... sum to s but
+/// rows is r") unless `group_counts` is empty or holds non-negative counts summing to `rows`.
+void validate_group_counts(std::string_view who, std::span<const std::int64_t> group_counts, std::int64_t rows);
+
+/// The scale buffer of `rows` (compact) rows with `kb` real scale columns: linear (kb columns,
+/// one row per row), or swizzled 128x4 (columns padded to 4, rows to 128 per group, with the
+/// per-tile row table: two words per 128-row tile, the tile's first compact row and its real
+/// row count). `group_counts` must have passed validate_group_counts.
+struct ScaleSlotGeometry {
+  std::uint64_t kb_slots = 0;    ///< scale columns in the buffer
+  std::uint64_t scale_rows = 0;  ///< rows of the scale buffer
+  std::vector<std::uint32_t> tile_rows;  ///< grouped + swizzled only
+};
+ScaleSlotGeometry scale_slot_geometry(std::uint64_t rows, std::uint64_t kb, bool swizzled,
+                                      std::span<const std::int64_t> group_counts);
+
+/// Blocks of `block_threads` for a grid-stride kernel over `threads` threads: at least 1, at most
+/// 2^20 (more only adds scheduling overhead; far inside the 2^31-1 grid limit).
+unsigned grid_stride_blocks(std::uint64_t threads, unsigned block_threads);
+
+/// Throws std::invalid_argument ("<who>: buffer '<what>' holds N bytes, the plan needs M") when
+/// `b` is smaller than `bytes`.
+void require_buffer_bytes(std::string_view who, const DeviceBuffer& b, std::uint64_t bytes, const char* what);
+
 /// Output and scratch buffers of one run. `amax` and `s_dec` hold one fp32 each (NVFP4 only:
 /// with an MX recipe they are left untouched).
 struct QuantizeBuffers {

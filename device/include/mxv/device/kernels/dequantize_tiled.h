@@ -36,8 +36,9 @@
 //          rounding of the real a * scale * s_dec, as the reference's (a * scale) * s_dec is.
 //   MX:    (a_raw * 2^126) * scale: the first product is a exactly, the second the one rounding.
 // No NaN can arise there (finite factors; the 0 * Inf case needs an infinite factor), so the
-// result narrows with the hardware's round-to-nearest-even pair conversion on the GPU and the
-// integer code on the host, which agree on every non-NaN value. Any store whose scale decodes to
+// result narrows with cvt.h's finite-input pair conversion (bf16x2_from_f32_finite /
+// fp16x2_from_f32_finite: the hardware's round-to-nearest-even cvt on the GPU, the integer code on
+// the host, which agree on every non-NaN value). Any store whose scale decodes to
 // NaN / Inf (or whose s_dec is non-finite or >= 2^120) takes the general per-value path, the
 // previous kernel's arithmetic (NaN rules of dequantize_params.h), so results stay byte-exact.
 //
@@ -101,23 +102,6 @@ MXV_HD MXV_FORCEINLINE float e2m1_raw(std::uint32_t nib) {
   return cvt::float_of(((nib & 0x7u) << 22) | ((nib & 0x8u) << 28));
 }
 
-/// Two fp32 -> the packed pair (lo in bits [15:0]) of bf16 or fp16, round to nearest even, for
-/// NON-NaN inputs only (the hardware cvt makes every NaN canonical; the fast path has none).
-template <WideType kOut>
-MXV_HD MXV_FORCEINLINE std::uint32_t pack_pair_finite(float lo, float hi) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  std::uint32_t r;
-  if constexpr (kOut == WideType::kBf16) {
-    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  } else {
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  }
-  return r;
-#else
-  return narrow_bits(kOut, lo) | (narrow_bits(kOut, hi) << 16);
-#endif
-}
-
 /// The general path: the reference-order arithmetic with its NaN rules, one value at a time.
 template <WideType kOut>
 MXV_HD MXV_DEQUANT_COLD Vec16 convert_store_general(std::uint32_t codes, BlockFactor f) {
@@ -158,10 +142,13 @@ MXV_HD MXV_FORCEINLINE Vec16 convert_store(std::uint32_t codes, std::uint32_t sc
   float x[kValues];
   MXV_DEQUANT_UNROLL
   for (unsigned j = 0; j < kValues; ++j) x[j] = (e2m1_raw(codes >> (4 * j)) * fa) * fb;
+  // Finite values only here: cvt.h's pair conversions (hardware cvt from sm_80; `hi` first).
   if constexpr (kOut == WideType::kF32) {
     for (unsigned j = 0; j < 4; ++j) v.w[j] = cvt::bits_of(x[j]);
+  } else if constexpr (kOut == WideType::kBf16) {
+    for (unsigned j = 0; j < 4; ++j) v.w[j] = cvt::bf16x2_from_f32_finite(x[2 * j + 1], x[2 * j]);
   } else {
-    for (unsigned j = 0; j < 4; ++j) v.w[j] = pack_pair_finite<kOut>(x[2 * j], x[2 * j + 1]);
+    for (unsigned j = 0; j < 4; ++j) v.w[j] = cvt::fp16x2_from_f32_finite(x[2 * j + 1], x[2 * j]);
   }
   return v;
 }

@@ -25,6 +25,7 @@
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
+#include "mxv/device/kernels/fp4_block.h"
 #include "mxv/device/kernels/quantize_rules.h"
 
 // The vector variant's per-slot arrays must live in registers: its slot loops unroll fully on the
@@ -88,49 +89,6 @@ MXV_HD MXV_FORCEINLINE RowSlot resolve_row(Ctx& ctx, const QuantizeParams& p, st
   return {local < count, std::uint64_t{first} + local};
 }
 
-/// The tensor scale (NVFP4) and, from thread 0 of block 0, its publication.
-template <class Ctx>
-MXV_HD MXV_FORCEINLINE qrules::Nvfp4TensorScale tensor_scale(Ctx& ctx, const QuantizeParams& p) {
-  if (p.scheme != qrules::Scheme::kNvfp4Te) return {};
-  const qrules::Nvfp4TensorScale ts = qrules::nvfp4_tensor_scale(cvt::float_of(ctx.load(p.amax_bits, 0)));
-  if (ctx.block_idx().x == 0u && ctx.thread_idx().x == 0u) ctx.store(p.s_dec_out, 0, ts.s_dec);
-  return ts;
-}
-
-MXV_HD MXV_FORCEINLINE float element_of(const Vec16& v, unsigned j, bool bf16) {
-  if (bf16) return cvt::f32_from_bf16(static_cast<std::uint16_t>((v.w[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu));
-  return cvt::float_of(v.w[j]);
-}
-
-/// fp32 -> E2M1 nibble, round to nearest even, satfinite, the cuda dialect of cvt.h (NaN -> 0x7,
-/// +-Inf -> +-6, -0 -> 0x8), computed WITHOUT branches. cvt.h's software encoder takes a branch
-/// per value (subnormal range or not) and an F2I; in the vector kernel that was the largest part
-/// of the instruction stream on sm_90 (no E2M1 cvt there). The same two ranges, selected:
-///  - |x| >= 1: keep 1 mantissa bit with an integer round-half-even on the bit pattern, rebias
-///    127 -> 1 (the code is (rounded bits >> 22) - 252), saturate at 7 (= 6; Inf lands there);
-///  - |x| < 1: multiples of 0.5 by comparison: code 1 above 0.25 (0.25 itself ties to 0, even),
-///    2 from 0.75 on (0.75 ties to 1.0, whose mantissa is even).
-/// Only used where the target has no hardware E2M1 cvt (cvt::kHardwareE2M1E8M0 false).
-MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_branchless(float x) {
-  const std::uint32_t u = cvt::bits_of(x);
-  const std::uint32_t a = u & 0x7FFFFFFFu;
-  const std::uint32_t rounded = (a + 0x1FFFFFu + ((a >> 22) & 1u)) >> 22;
-  const std::uint32_t normal = qrules::max_u32(rounded, 252u) - 252u;  // max: no wrap below 1.0
-  const std::uint32_t sub = (a > 0x3E800000u ? 1u : 0u) + (a >= 0x3F400000u ? 1u : 0u);
-  const std::uint32_t mag = a < 0x3F800000u ? sub : (normal < 7u ? normal : 7u);
-  const std::uint32_t sign = a > 0x7F800000u ? 0u : (u >> 28) & 0x8u;  // NaN -> +6
-  return sign | mag;
-}
-
-/// qrules::pack_pair with the branch-free encoder where the target lacks the hardware cvt.
-MXV_HD MXV_FORCEINLINE std::uint32_t pack_pair_fast(float even, float odd, float multiplier) {
-  if constexpr (cvt::kHardwareE2M1E8M0) {
-    return qrules::pack_pair(even, odd, multiplier);
-  } else {
-    return (e2m1_branchless(qrules::mul_rn(odd, multiplier)) << 4) | e2m1_branchless(qrules::mul_rn(even, multiplier));
-  }
-}
-
 }  // namespace quantize_detail
 
 /// Items (lane vectors) a thread of the vector variant keeps in flight: all their loads are issued
@@ -155,22 +113,10 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
   const std::uint64_t total = p.items << shift;
   const std::uint64_t tid = std::uint64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
   const std::uint64_t stride = std::uint64_t{ctx.grid_dim().x} * ctx.block_dim().x;  // multiple of 32
-  const qrules::Nvfp4TensorScale ts = quantize_detail::tensor_scale(ctx, p);
+  const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, p.scheme, p.amax_bits, p.s_dec_out);
   const unsigned sub = static_cast<unsigned>(tid & (lanes - 1u));  // the same for every step
-  // The item stride (stride / lanes, exact) as whole scale rows plus a remainder below kb_slots.
-  const std::uint64_t item_stride = stride >> shift;
-  const std::uint64_t d_row = item_stride / p.kb_slots;
-  const std::uint64_t d_k = item_stride - d_row * p.kb_slots;
-  std::uint64_t scale_row = (tid >> shift) / p.kb_slots;
-  std::uint64_t k = (tid >> shift) - scale_row * p.kb_slots;
-  auto advance = [&](std::uint64_t& r, std::uint64_t& kk) {
-    r += d_row;
-    kk += d_k;
-    if (kk >= p.kb_slots) {
-      kk -= p.kb_slots;
-      ++r;
-    }
-  };
+  // (scale_row, k) of item tid / lanes, stepped by the item stride (stride / lanes, exact).
+  fp4_block::SlotCursor cursor = fp4_block::slot_cursor(tid >> shift, stride >> shift, p.kb_slots);
 
   // The trip count is uniform across a warp (the loop tests the warp's first lane), so every lane
   // reaches every shuffle; lanes and slots past the end carry amax 0 and store nothing.
@@ -181,9 +127,9 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
     // Loads first: every slot's vector is requested before any is used.
     MXV_QUANTIZE_UNROLL
     for (unsigned s = 0; s < kSlots; ++s) {
-      srow[s] = scale_row;
-      kcol[s] = k;
-      advance(scale_row, k);
+      srow[s] = cursor.row;
+      kcol[s] = cursor.k;
+      cursor.advance();
       active[s] = i + s * stride < total;
       quantize_detail::RowSlot slot{};
       if (active[s]) slot = quantize_detail::resolve_row(ctx, p, srow[s]);
@@ -197,22 +143,16 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
     }
     MXV_QUANTIZE_UNROLL
     for (unsigned s = 0; s < kSlots; ++s) {
+      const auto element = [&](unsigned j) { return fp4_block::vec16_element(v[s], j, bf16); };
       std::uint32_t key = 0;
       if (has_data[s]) {
-        for (unsigned j = 0; j < kElems; ++j) {
-          key = qrules::max_u32(key, qrules::amax_key(quantize_detail::element_of(v[s], j, bf16), nan_prop));
-        }
+        for (unsigned j = 0; j < kElems; ++j) key = qrules::max_u32(key, qrules::amax_key(element(j), nan_prop));
       }
-      for (unsigned m = 1; m < lanes; m <<= 1) key = qrules::max_u32(key, ctx.shfl_xor(kFullMask, key, static_cast<int>(m), 32));
+      key = fp4_block::block_amax(ctx, key, lanes);
 
       if (has_data[s]) {
         const qrules::BlockChoice c = qrules::choose_block(p.scheme, key, ts);
-        std::uint32_t word = 0;
-        for (unsigned j = 0; j < kElems; j += 2) {
-          const std::uint32_t byte = quantize_detail::pack_pair_fast(quantize_detail::element_of(v[s], j, bf16),
-                                                                     quantize_detail::element_of(v[s], j + 1u, bf16), c.multiplier);
-          word |= byte << (4u * j);  // byte j/2 of the word
-        }
+        const std::uint32_t word = fp4_block::pack_e2m1_word<kElems>(element, c.multiplier);
         const std::uint64_t col = kcol[s] * block + std::uint64_t{sub} * kElems;
         const std::uint64_t byte_off = row[s] * p.row_bytes + col / 2u;
         if (kElems == 4) {
@@ -237,7 +177,7 @@ MXV_HD void quantize_scalar_body(Ctx& ctx, const QuantizeParams& p) {
   const bool nan_prop = p.nan_propagates;
   const std::uint64_t tid = std::uint64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
   const std::uint64_t stride = std::uint64_t{ctx.grid_dim().x} * ctx.block_dim().x;
-  const qrules::Nvfp4TensorScale ts = quantize_detail::tensor_scale(ctx, p);
+  const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, p.scheme, p.amax_bits, p.s_dec_out);
   const auto in_f32 = quantize_detail::retype<float>(p.input);
   const auto in_bf16 = quantize_detail::retype<std::uint16_t>(p.input);
   auto load_x = [&](std::uint64_t idx) -> float {

@@ -10,7 +10,8 @@
 // swizzle offset is built from shifts and masks. Conversions go through cvt.h's primitives.
 //
 // Every helper is host-device: the emulator runs exactly this code; on the GPU the divisions use
-// __fdiv_rn so that even a --use_fast_math build keeps IEEE division (the contract's "/").
+// __fdiv_rn so that even a --use_fast_math build keeps IEEE division (the contract's "/"). The
+// correctly rounded mul_rn / div_rn here also serve swiglu_math.h.
 #pragma once
 
 #include <cstdint>
@@ -183,6 +184,12 @@ MXV_HD MXV_FORCEINLINE unsigned block_size(Scheme scheme) { return scheme == Sch
 /// cvt's `a` operand lands in the high nibble, so the odd element goes first.
 MXV_HD MXV_FORCEINLINE std::uint32_t pack_pair(float even, float odd, float multiplier) {
   return cvt::e2m1x2_from_f32(mul_rn(odd, multiplier), mul_rn(even, multiplier));
+}
+
+/// pack_pair for the vector kernels' hot loops: the same byte through cvt's branch-free encoder
+/// (the hardware cvt where the target has it; no per-value branch on sm_90 and the host).
+MXV_HD MXV_FORCEINLINE std::uint32_t pack_pair_fast(float even, float odd, float multiplier) {
+  return cvt::e2m1x2_from_f32_branchless(mul_rn(odd, multiplier), mul_rn(even, multiplier));
 }
 
 // ---- scale layouts ------------------------------------------------------------------------------

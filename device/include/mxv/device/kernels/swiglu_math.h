@@ -18,6 +18,7 @@
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
+#include "mxv/device/kernels/quantize_rules.h"  // mul_rn, div_rn
 
 namespace mxv::device::swiglu_math {
 
@@ -42,20 +43,9 @@ MXV_HD MXV_FORCEINLINE float sub_rn(float a, float b) {
   return a - b;
 #endif
 }
-MXV_HD MXV_FORCEINLINE float mul_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-MXV_HD MXV_FORCEINLINE float div_rn(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
+// The correctly rounded multiply and divide are the block-scaling rules' own (one definition).
+using qrules::div_rn;
+using qrules::mul_rn;
 
 inline constexpr std::uint32_t kQuietNan = 0x7FC00000u;
 

@@ -22,7 +22,7 @@
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
-#include "mxv/device/kernels/quantize.h"  // quantize_detail::pack_pair_fast
+#include "mxv/device/kernels/fp4_block.h"
 #include "mxv/device/kernels/quantize_rules.h"
 #include "mxv/device/kernels/swiglu_math.h"
 
@@ -76,11 +76,6 @@ struct SwigluQuantizeParams {
 
 namespace swiglu_detail {
 
-MXV_HD MXV_FORCEINLINE float lane_value(const Vec16& v, unsigned j, bool bf16) {
-  if (bf16) return cvt::f32_from_bf16(static_cast<std::uint16_t>((v.w[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu));
-  return cvt::float_of(v.w[j]);
-}
-
 /// `n` (8 or 16) consecutive inputs of a row starting at column `col`, widened to fp32.
 template <class Ctx>
 MXV_HD MXV_FORCEINLINE void load_run(Ctx& ctx, const SwigluInput& in, std::uint64_t row, std::uint64_t col,
@@ -90,7 +85,7 @@ MXV_HD MXV_FORCEINLINE void load_run(Ctx& ctx, const SwigluInput& in, std::uint6
   const std::uint64_t base = row * 2u * in.inter + col;
   for (unsigned v = 0; v < n / per_vec; ++v) {
     const Vec16 x = ctx.load16(in.gate_up, (base + std::uint64_t{v} * per_vec) * esize);
-    for (unsigned j = 0; j < per_vec; ++j) dst[v * per_vec + j] = lane_value(x, j, in.input_bf16);
+    for (unsigned j = 0; j < per_vec; ++j) dst[v * per_vec + j] = fp4_block::vec16_element(x, j, in.input_bf16);
   }
 }
 
@@ -154,32 +149,18 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
   const std::uint64_t total = p.items << shift;
   const std::uint64_t tid = std::uint64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
   const std::uint64_t stride = std::uint64_t{ctx.grid_dim().x} * ctx.block_dim().x;  // multiple of 32
-  qrules::Nvfp4TensorScale ts{};
-  if (p.scheme == qrules::Scheme::kNvfp4Te) {
-    ts = qrules::nvfp4_tensor_scale(cvt::float_of(ctx.load(p.amax_bits, 0)));
-    if (ctx.block_idx().x == 0u && ctx.thread_idx().x == 0u) ctx.store(p.s_dec_out, 0, ts.s_dec);
-  }
+  const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, p.scheme, p.amax_bits, p.s_dec_out);
   const std::uint64_t row_bytes = p.in.inter / 2u;
-  // (scale_row, k) of item i >> shift: divided once per thread, then advanced by the constant item
-  // stride (stride / lanes, exact) without a 64-bit division per step (as in quantize_vector_body).
-  const std::uint64_t item_stride = stride >> shift;
-  const std::uint64_t d_row = item_stride / p.kb_slots;
-  const std::uint64_t d_k = item_stride - d_row * p.kb_slots;
-  std::uint64_t next_row = (tid >> shift) / p.kb_slots;
-  std::uint64_t next_k = (tid >> shift) - next_row * p.kb_slots;
+  // (scale_row, k) of item i / lanes, stepped by the item stride (stride / lanes, exact).
+  fp4_block::SlotCursor cursor = fp4_block::slot_cursor(tid >> shift, stride >> shift, p.kb_slots);
 
   // Warp-uniform trip count (as in quantize_vector_body): every lane reaches every shuffle.
   for (std::uint64_t i = tid; (i & ~std::uint64_t{31}) < total; i += stride) {
     const bool active = i < total;
     const unsigned sub = static_cast<unsigned>(i & (lanes - 1u));
-    const std::uint64_t scale_row = next_row;
-    const std::uint64_t k = next_k;
-    next_row += d_row;
-    next_k += d_k;
-    if (next_k >= p.kb_slots) {
-      next_k -= p.kb_slots;
-      ++next_row;
-    }
+    const std::uint64_t scale_row = cursor.row;
+    const std::uint64_t k = cursor.k;
+    cursor.advance();
     bool valid = false;
     std::uint64_t row = scale_row;
     if (active) {
@@ -204,14 +185,11 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
         key = qrules::max_u32(key, qrules::amax_key(act[j], p.nan_propagates));
       }
     }
-    for (unsigned m = 1; m < lanes; m <<= 1) key = qrules::max_u32(key, ctx.shfl_xor(kFullMask, key, static_cast<int>(m), 32));
+    key = fp4_block::block_amax(ctx, key, lanes);
 
     if (has_data) {
       const qrules::BlockChoice c = qrules::choose_block(p.scheme, key, ts);
-      std::uint32_t word = 0;
-      for (unsigned j = 0; j < 8; j += 2) {
-        word |= quantize_detail::pack_pair_fast(act[j], act[j + 1], c.multiplier) << (4u * j);  // branch-free on sm_90
-      }
+      const std::uint32_t word = fp4_block::pack_e2m1_word<8>([&](unsigned j) { return act[j]; }, c.multiplier);
       ctx.store(GlobalPtr<std::uint32_t>{reinterpret_cast<std::uint32_t*>(p.elements.raw)},
                 (row * row_bytes + j0 / 2u) / 4u, word);
       if (sub == 0u) ctx.store(p.scales, qrules::scale_offset(p.layout, scale_row, k, p.kb), static_cast<std::uint8_t>(c.code));

@@ -8,14 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "backend_fixture.h"
+#include "dequantize_inputs.h"
 #include "mxv/device/convert.h"
 #include "mxv/device/dequantize.h"
 #include "mxv/reference/check.h"
@@ -26,25 +24,11 @@ namespace {
 
 using namespace mxv::device;
 using mxv::test::BackendParamTest;
+using mxv::test::Inputs;
+using mxv::test::make_inputs;
+using mxv::test::Shape;
 
 constexpr std::uint8_t kSentinel = 0xCD;
-
-std::uint64_t test_seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = 20250501;
-    if (const char* e = std::getenv("MXV_DEQUANT_SEED")) s = std::strtoull(e, nullptr, 0);
-    std::printf("MXV_DEQUANT_SEED=%llu\n", static_cast<unsigned long long>(s));
-    return s;
-  }();
-  return seed;
-}
-
-struct Shape {
-  WeightPackingAxis packing;
-  std::int64_t e, n, k;
-  const char* expect;  // "dequantize_tiled" or "dequantize_scalar"
-  const char* why;     // the edge case (one comment per case, in the name)
-};
 
 struct Case {
   const char* recipe;
@@ -62,39 +46,13 @@ mxv::check::CodeKind out_kind(WideType t) {
 }
 std::size_t out_bytes(WideType t) { return t == WideType::kF32 ? 4 : 2; }
 
-/// Random weights for one call: every packed byte, every scale code the format has (UE4M3 with
-/// the sign bit clear: the reference rejects others), per-expert s_dec of plausible magnitude.
-struct Inputs {
-  std::vector<std::uint8_t> packed, scales;
-  std::vector<float> s_dec;
-};
-
-Inputs make_inputs(const mxv::Recipe& r, const Shape& s, std::uint64_t salt) {
-  std::mt19937_64 rng(test_seed() ^ (salt * 0x9E3779B97F4A7C15ull));
-  Inputs in;
-  const auto block = static_cast<std::int64_t>(r.block_size);
-  in.packed.resize(static_cast<std::size_t>(s.e * s.n * s.k / 2));
-  in.scales.resize(static_cast<std::size_t>(s.e * s.n * ((s.k + block - 1) / block)));
-  for (auto& b : in.packed) b = static_cast<std::uint8_t>(rng());
-  for (auto& b : in.scales) {
-    // Mostly moderate scales (values that survive bf16/fp16), sometimes any code.
-    const auto any = static_cast<std::uint8_t>(rng());
-    const auto moderate = static_cast<std::uint8_t>(r.is_nvfp4() ? 0x20 + rng() % 0x40 : 110 + rng() % 30);
-    b = (rng() % 8 == 0) ? any : moderate;
-    if (r.is_nvfp4()) b &= 0x7F;
-  }
-  std::uniform_real_distribution<float> u(1e-3f, 1.0f);
-  for (std::int64_t e = 0; e < s.e; ++e) in.s_dec.push_back(u(rng));
-  return in;
-}
-
 class DequantizeMatchesReference : public BackendParamTest<Case> {};
 
 TEST_P(DequantizeMatchesReference, ByteExactAndRightKernel) {
   const Case& c = param();
   const Shape& s = c.shape;
   const mxv::Recipe recipe = mxv::Recipe::by_name(c.recipe);
-  const Inputs in = make_inputs(recipe, s, static_cast<std::uint64_t>(s.e * 1000003 + s.n * 1009 + s.k));
+  const Inputs in = make_inputs(recipe, s, mxv::test::case_salt(s));
 
   DeviceBuffer packed = backend().alloc_upload(std::span<const std::uint8_t>(in.packed), "packed");
   DeviceBuffer scales = backend().alloc_upload(std::span<const std::uint8_t>(in.scales), "scales");

@@ -4,35 +4,59 @@
 // stores in ncu's vocabulary; this test runs on the emulated backend exactly the two launches that
 // were profiled and holds the emulator's per-kernel totals to the measured counters.
 //
-// Measured (lead engineer, 2026-11-29, one NVIDIA H200, git HEAD 976f426 kernels):
+// Measured (lead engineer, 2026-11-29, one NVIDIA H200), command for both runs:
 //   ncu --clock-control none --metrics l1tex__t_{sectors,requests}_pipe_lsu_mem_global_op_{ld,st}.sum
 //       build/gpu/tests/device/device_dequantize_test
 //       --gtest_filter='*/cuda_nvfp4_te_fp32_npacked_E1_N128_K48:*/cuda_nvfp4_te_fp32_npacked_E1_N66_K128'
-//   (MXV_DEQUANT_SEED=20250501 printed; the addresses do not depend on the data, see below)
+//   (MXV_DEQUANT_SEED=20250501 printed). Second run, 2026-11-29, after the tiled-kernel change
+//   (fast path + non-inlined general path, git HEAD 9ff00c1 kernels):
 //   dequantize_tiled_kernel  (E1 N66 K128, grid (2,2,1) x block (8,64,1)):
-//       ld requests 358, ld sectors 482, st requests 68, st sectors 1056
+//       ld requests 358, ld sectors 482, st requests 69, st sectors 1056
 //   dequantize_scalar_kernel (E1 N128 K48, grid (24,1,1) x block (256,1,1)):
-//       ld requests 576, ld sectors 6528, st requests 192, st sectors 768
-// The constants belong to those kernel sources: when dequantize_tiled.h or dequantize_scalar.h
-// changes its access pattern, this test fails by design; re-run the ncu command on the GPU and
-// replace the constants (with the new date), rather than editing them to the emulator's output.
-// ncu's ld counters include the scale loads and the s_dec (global scale) load, not only the packed
-// weights; the emulator's load totals include them too (every ctx.load of a GlobalPtr).
+//       ld requests 576, st requests 192 (sectors not captured in the second run; the first run,
+//       same day, git HEAD 976f426 kernels, same scalar kernel: ld sectors 6528, st sectors 768;
+//       it also gave the tiled figures above except st requests 68)
+// The constants belong to those kernel sources and to those inputs: when dequantize_tiled.h or
+// dequantize_scalar.h changes, or the device test's input generator or seed does, re-run the ncu
+// command on the GPU and replace the constants (with the new date), rather than editing them to
+// the emulator's output. ncu's ld counters include the scale loads and the s_dec (global scale)
+// load, not only the packed weights; the emulator's load totals include them too.
 //
-// Every figure matched exactly, so each is asserted with equality (no tolerance). The second test
-// of each kernel pins the per-site decomposition derived by hand below (which is what makes the
-// totals agree, and what a future divergence would be diagnosed against): the hardware, like the
-// emulator's model, issued one request per warp per executed access instruction (the s_dec load
-// too, although every lane reads the same 4 bytes: one request, one sector), nothing was merged
-// into wider loads, and warps whose lanes all returned early issued nothing.
+// Data dependence. Addresses do not depend on the data, but since the tiled kernel's change the
+// number of store requests does: a store whose scale is NaN (UE4M3 code 0x7F) or whose s_dec is
+// non-finite or >= 2^120 takes the general path (a real call on the GPU), the others the inlined
+// fast path, and a warp whose lanes split between them issues two store requests on the GPU. So
+// this test replays the profiled cases' own inputs (tests/device/dequantize_inputs.h, same seed,
+// same per-shape salt). In the N66 K128 case exactly one scale is NaN (row n = 48, k 48..63): in
+// block (0, 0), warp 12 (rows 48..51), second fp32 store (s = 1), lanes x = 4..7 of row 48 take
+// the general path and the other 28 lanes the fast one; the 16 sectors of that warp's 4 lines
+// are the same either way, hence 68 -> 69 requests and 1056 sectors unchanged.
+//
+// KNOWN DIFFERENCE (the emulator does not reproduce that 69). The emulator forms one request per
+// (warp, barrier epoch, source call site, per-lane occurrence) (emulation/src/coalescing.cpp), i.e.
+// it assumes the warp reconverges before every access. tiled_rows64 has ONE ctx.store16 call in
+// its source, after convert_store returns, so the emulator counts the split warp once: 68. On the
+// GPU, nvcc tail-duplicates that last store into both the fast block and the block after the call
+// (both end the kernel; visible in the PTX of cuda_dequantize.cu for sm_90: two st.global.v4 for
+// s = 1, one shared one for s = 0), so the split lanes execute two different store instructions.
+// The tiled totals test therefore holds the emulator to ncu on every counter with equality except
+// st requests, where it asserts emulator + (split warp-stores, counted here from the inputs by the
+// kernel's fast-path rule) == ncu. Everything else is asserted with equality, no tolerance. The
+// second test of each kernel pins the emulator's per-site decomposition derived by hand below:
+// the hardware, like the emulator's model, issued one request per warp per executed access
+// instruction (the s_dec load too, although every lane reads the same 4 bytes: one request, one
+// sector), nothing was merged into wider loads, and warps whose lanes all returned early issued
+// nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "dequantize_inputs.h"
 #include "mxv/device/dequantize.h"
 #include "mxv/emulation/emulated_backend.h"
 #include "mxv/reference/recipe.h"
@@ -50,25 +74,33 @@ struct NcuCounters {
   std::uint64_t ld_requests, ld_sectors, st_requests, st_sectors;
 };
 
+// The seed the profiled run printed (MXV_DEQUANT_SEED=20250501); fixed here, not read from the
+// environment, because the counters were measured with these inputs.
+constexpr std::uint64_t kNcuSeed = 20250501;
+static_assert(kNcuSeed == mxv::test::kDefaultDequantSeed, "the device test's default seed changed");
+
 // Measured on the H200 (see the file comment for machine, date and command). Not derived here.
-constexpr NcuCounters kNcuTiledE1N66K128{358, 482, 68, 1056};
+constexpr NcuCounters kNcuTiledE1N66K128{358, 482, 69, 1056};
 constexpr NcuCounters kNcuScalarE1N128K48{576, 6528, 192, 768};
 
+/// The profiled case's inputs: N-packed NVFP4 [1, n, k] exactly as DequantizeMatchesReference makes them.
+mxv::test::Inputs ncu_case_inputs(std::int64_t n, std::int64_t k) {
+  const mxv::test::Shape shape{WeightPackingAxis::kN, 1, n, k, "", "ncu calibration"};
+  return mxv::test::make_inputs_with_seed(kNcuSeed, mxv::Recipe::nvfp4_te(), shape, mxv::test::case_salt(shape));
+}
+
 /// Runs one NVFP4 (nvfp4_te), fp32-output, N-packed dequantize of one expert [n, k] on a fresh
-/// emulated backend with the given variant, as the profiled gtest cases did (auto variant there;
-/// the test asserts the gate chose the same kernel), and returns that kernel's coalescing report.
-/// Inputs are a fixed byte pattern: neither kernel has a data-dependent address or branch around
-/// an access (the scale decode and the NaN handling only select values), so the access stream,
-/// and with it every counter, is the same for the seeded random inputs ncu saw.
+/// emulated backend, as the profiled gtest case did (auto variant there too; the test asserts the
+/// gate chose the same kernel), and returns that kernel's coalescing report. The inputs are the
+/// case's own: tests/device/dequantize_inputs.h under the seed ncu ran with, salted by the shape
+/// as DequantizeMatchesReference salts it (the tiled kernel's store requests depend on the data).
 CoalescingReport run_npacked_nvfp4_fp32(std::int64_t n, std::int64_t k, const char* expected_kernel) {
   mxv::emu::EmulatedBackend backend;
   const mxv::Recipe recipe = mxv::Recipe::nvfp4_te();
-  const auto block = static_cast<std::int64_t>(recipe.block_size);
-  std::vector<std::uint8_t> packed(static_cast<std::size_t>(n * k / 2));
-  std::vector<std::uint8_t> scales(static_cast<std::size_t>(n * ((k + block - 1) / block)));
-  for (std::size_t i = 0; i < packed.size(); ++i) packed[i] = static_cast<std::uint8_t>(i * 37u + 11u);
-  for (std::size_t i = 0; i < scales.size(); ++i) scales[i] = static_cast<std::uint8_t>(0x30u + i % 0x20u);
-  const std::vector<float> s_dec{0.25f};
+  const mxv::test::Inputs in = ncu_case_inputs(n, k);
+  const std::vector<std::uint8_t>& packed = in.packed;
+  const std::vector<std::uint8_t>& scales = in.scales;
+  const std::vector<float>& s_dec = in.s_dec;
 
   DeviceBuffer d_packed = backend.alloc_upload(std::span<const std::uint8_t>(packed), "packed");
   DeviceBuffer d_scales = backend.alloc_upload(std::span<const std::uint8_t>(scales), "scales");
@@ -104,10 +136,12 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> site_figures(const Coalesci
   return v;
 }
 
-void expect_totals_equal(const CoalescingReport& r, const NcuCounters& ncu) {
+/// `split_store_requests`: store requests the GPU issues beyond the emulator's model (see the
+/// file comment, KNOWN DIFFERENCE); 0 where the model and the hardware agree.
+void expect_totals_equal(const CoalescingReport& r, const NcuCounters& ncu, std::uint64_t split_store_requests = 0) {
   EXPECT_EQ(r.loads.requests, ncu.ld_requests) << r.to_string();
   EXPECT_EQ(r.loads.sectors, ncu.ld_sectors) << r.to_string();
-  EXPECT_EQ(r.stores.requests, ncu.st_requests) << r.to_string();
+  EXPECT_EQ(r.stores.requests + split_store_requests, ncu.st_requests) << r.to_string();
   EXPECT_EQ(r.stores.sectors, ncu.st_sectors) << r.to_string();
   EXPECT_EQ(r.atomics.requests, 0u) << r.to_string();
 }
@@ -161,10 +195,47 @@ TEST(NcuCalibration, ScalarKernelPerSiteDecomposition) {
 // Stores: out row n is 512 bytes (128 fp32), each store instruction's 8 lanes of a row write
 //   128 contiguous bytes at 4*(n*128 + k0 + 32s): a full line. Full warps: 4 lines = 16 sectors,
 //   64 requests (32 warps x 2); the two row-tile-1 warps: 2 rows = 8 sectors, 4 requests.
-//   st 68 requests, 64*16 + 4*8 = 1056 sectors.
+//   st 68 requests (the emulator's model; the GPU adds one per split warp-store, see below),
+//   64*16 + 4*8 = 1056 sectors.
+//
+// Split warp-stores (the KNOWN DIFFERENCE of the file comment), counted from the inputs: a store
+// (block, warp, s) is split when its active lanes disagree on the fast-path rule of
+// dequantize_tiled.h (scale code & 0x7F != 0x7F, and |s_dec| < 2^120). Lane (x, row n) of store s
+// uses scale byte n * 8 + (k0 + 32s + 4x) / 16. Only the last store (s = 1) is duplicated by
+// nvcc, so a split s = 0 would need a new measurement: the count asserts there is none.
+struct SplitStores {
+  std::uint64_t first_store = 0, last_store = 0;
+};
+
+SplitStores count_split_tiled_stores(std::int64_t n_rows, std::int64_t k) {
+  const mxv::test::Inputs in = ncu_case_inputs(n_rows, k);
+  const std::int64_t cols = k / 16;
+  const bool sdec_fast = std::isfinite(in.s_dec[0]) && std::fabs(in.s_dec[0]) < std::ldexp(1.0f, 120);
+  SplitStores out;
+  for (std::int64_t k0 = 0; k0 < k; k0 += 64) {
+    for (std::int64_t warp_row0 = 0; warp_row0 < n_rows; warp_row0 += 4) {  // 4 rows per warp
+      for (std::int64_t st = 0; st < 2; ++st) {
+        bool any_fast = false, any_general = false;
+        for (std::int64_t n = warp_row0; n < std::min(warp_row0 + 4, n_rows); ++n) {
+          for (std::int64_t x = 0; x < 8; ++x) {
+            const std::uint8_t code = in.scales[static_cast<std::size_t>(n * cols + (k0 + 32 * st + 4 * x) / 16)];
+            ((code & 0x7F) != 0x7F && sdec_fast ? any_fast : any_general) = true;
+          }
+        }
+        if (any_fast && any_general) ++(st == 0 ? out.first_store : out.last_store);
+      }
+    }
+  }
+  return out;
+}
+
 TEST(NcuCalibration, TiledKernelTotalsMatchNcuExactly) {
+  const SplitStores split = count_split_tiled_stores(66, 128);
+  EXPECT_EQ(split.first_store, 0u) << "a split first store: its request count on the GPU is not known";
+  EXPECT_EQ(split.last_store, 1u) << "the profiled inputs have one split store (row 48, k 48..63)";
   const CoalescingReport r = run_npacked_nvfp4_fp32(66, 128, "dequantize_tiled");
-  expect_totals_equal(r, kNcuTiledE1N66K128);
+  EXPECT_EQ(r.stores.requests, 68u) << "the emulator's model: one request per warp per store site";
+  expect_totals_equal(r, kNcuTiledE1N66K128, split.last_store);
 }
 
 TEST(NcuCalibration, TiledKernelPerSiteDecomposition) {

@@ -18,69 +18,100 @@
 namespace mxv {
 namespace detail {
 
+/// Rounds `x / 2^shift` to an integer by the mode (shift <= 31). `kept_lsb` is the lowest kept
+/// bit of the significand, which breaks a nearest-even tie: adding half a quantum minus one,
+/// plus that bit, then shifting is round-half-even in plain integer arithmetic (a tie reaches
+/// the next multiple only when the kept bit is odd). Branch-free, so a loop over it vectorises
+/// (vpsrlvd for a per-lane shift).
+template <Rounding Mode>
+constexpr std::uint32_t round_shift(std::uint32_t x, std::uint32_t shift, std::uint32_t kept_lsb) {
+  const std::uint32_t one = 1u << shift;
+  if constexpr (Mode == Rounding::kNearestEven) {
+    return (x + (one >> 1) - 1u + kept_lsb) >> shift;
+  } else if constexpr (Mode == Rounding::kTowardZero) {
+    return x >> shift;
+  } else {  // kUp: magnitude rounded up (E8M0 ceil(log2|x|))
+    return (x + one - 1u) >> shift;
+  }
+}
+
 /// The generic encode: fp32 bits -> code, for the rules of one (format, mode). Tuned for
-/// throughput: no data-dependent branches (the compiler turns the selects into cmov/blend), so
-/// a loop over it auto-vectorises (see reference/bench/encode_benchmark.cpp).
+/// throughput of the batch loops in float_format.cpp (reference/bench/encode_benchmark.cpp, goal
+/// >= 1e9 conversions/s on one core): no data-dependent branches, no calls, no lookups. Both
+/// range candidates of step 3 are computed for every input and one is selected, because
+/// selects (blends) vectorise and branches do not.
 template <EncodeRules R>
 constexpr std::uint8_t encode_bits(std::uint32_t bits) {
   constexpr int kM = R.mantissa_bits;
   constexpr int kMinField = R.min_exponent_field;
+  // fp32 mantissa bits below the target's last kept bit, where its quantum scales with |x|.
+  constexpr std::uint32_t kShift = static_cast<std::uint32_t>(23 - kM);
   // The magnitude code of the target's smallest exponent, offset by the implicit bit that the
   // significand `sig` below carries: 0 for formats with subnormals, -1 for E8M0 (no zero; its
   // code 0x00 is 2^-127, so a value below half of it must clamp rather than become "code -1").
   constexpr std::int32_t kBase0 = std::int32_t{kMinField - 127 + R.bias - 1} * (1 << kM);
+  // In the normal range the code is the fp32 pattern's top bits, (abs >> kShift), minus the
+  // codes the fp32 exponent field counts below the target's smallest binade (an fp32 exponent
+  // field e, e >= kMinField, is the target's field e - kMinField + 1, or e for E8M0).
+  constexpr std::int32_t kNormalBase = kBase0 + std::int32_t{1 - kMinField} * (1 << kM);
+  // First fp32 exponent field of the normal range. For E8M0 (kMinField 0) the fp32 subnormals
+  // still take the per-lane path: their quantum is 2^-149, not that of exponent field 0.
+  constexpr std::int32_t kNormalFrom = std::max(kMinField, 1);
 
   // 1. Split sign and magnitude. NaN is every magnitude above the fp32 infinity pattern.
   const std::uint32_t sign = bits >> 31;
   const std::uint32_t abs = bits & 0x7FFF'FFFFu;
   const bool is_nan = abs > 0x7F80'0000u;
+  const std::int32_t e = static_cast<std::int32_t>(abs >> 23);  // fp32 exponent field
 
-  // 2. Exponent field e (0 for fp32 subnormals) and significand with its implicit bit. An fp32
-  //    subnormal is sig * 2^-149 with no implicit bit, i.e. it behaves as exponent field 1.
-  const std::int32_t e = static_cast<std::int32_t>(abs >> 23);
-  const std::uint32_t sig = (abs & 0x7F'FFFFu) | (e != 0 ? 0x80'0000u : 0u);
-  const std::int32_t e_eff = std::max(e, 1);
+  // 2. Normal range (e >= kNormalFrom): the quantum is 2^(e-127-M), a fixed bit of the fp32
+  //    pattern, so round the pattern itself at bit kShift. A carry out of the mantissa bumps
+  //    the exponent field, which is exactly the next code: renormalisation comes for free.
+  //    Inf and NaN land above every finite code here (steps 5 and 7 sort them out).
+  //    The tie-break bit is the significand's lowest kept bit: bit kShift of the pattern when
+  //    M > 0; for M = 0 (E8M0) bit 23 is the exponent's, and the kept bit is the implicit 1, so
+  //    a tie always rounds up: that is what ml_dtypes does (3.0 -> 4.0), and the cuda dialect
+  //    has no nearest mode for E8M0.
+  const std::uint32_t normal_lsb = kM > 0 ? (abs >> kShift) & 1u : 1u;
+  const std::int32_t normal_code =
+      static_cast<std::int32_t>(round_shift<R.rounding>(abs, kShift, normal_lsb)) + kNormalBase;
 
-  // 3. Target exponent t (as an fp32 exponent field): the input's own, but never below the
-  //    format's smallest, where the quantum stays fixed (the subnormal range). The code before
-  //    rounding is base + sig / 2^shift, where base counts the codes below t's binade.
-  const std::int32_t t = std::max(e, kMinField);
-  const std::int32_t base = kBase0 + (t - kMinField) * (1 << kM);
-  // Quantum is 2^(t-127-M); sig is in units of 2^(e_eff-150): shift = 23 - M + (t - e_eff).
-  // Beyond 31 every bit is shifted out and the value is below half a quantum: clamp.
-  const int shift = std::min(23 - kM + (t - e_eff), 31);
-
-  // 4. Round sig / 2^shift to an integer by the mode. Nearest-even breaks a tie with the lowest
-  //    kept bit of sig. For M > 0 that is the code's own last bit (base is a multiple of 2^M).
-  //    For M = 0 (E8M0) the kept bit is the implicit 1, so a tie always rounds up: that is what
-  //    ml_dtypes does (3.0 -> 4.0), and the cuda dialect has no nearest mode for E8M0.
-  const std::uint32_t one = 1u << shift;
-  std::uint32_t q;
-  if constexpr (R.rounding == Rounding::kNearestEven) {
-    q = (sig + (one >> 1) - 1u + ((sig >> shift) & 1u)) >> shift;
-  } else if constexpr (R.rounding == Rounding::kTowardZero) {
-    q = sig >> shift;
-  } else {  // kUp: magnitude rounded up (E8M0 ceil(log2|x|))
-    q = (sig + one - 1u) >> shift;
-  }
+  // 3. Below it (the target's subnormal range, and fp32 subnormals) the quantum stays fixed at
+  //    the smallest binade's, so the shift grows by one per binade below: a per-lane shift of
+  //    the significand with its implicit bit. An fp32 subnormal is sig * 2^-149 with no
+  //    implicit bit, i.e. it behaves as exponent field 1. Lanes of the normal range compute
+  //    garbage here (discarded in step 4); clamping their field at kNormalFrom keeps it
+  //    defined, and makes the shift a constant where the range is one binade (E8M0: e = 0).
+  //    Beyond 31 every bit is shifted out and the value is below half a quantum: clamp.
+  const std::int32_t e_sub = std::clamp(e, 1, kNormalFrom);
+  // abs minus (e_sub - 1) binades is the significand: 1.mantissa for e >= 1, the bare
+  // mantissa for e = 0 (one subtraction instead of masking and inserting the implicit bit).
+  const std::uint32_t sig = abs + 0x80'0000u - (static_cast<std::uint32_t>(e_sub) << 23);
+  const auto sub_shift = static_cast<std::uint32_t>(
+      std::min(static_cast<std::int32_t>(kShift) + kMinField - e_sub, 31));
+  std::uint32_t sub_q = round_shift<R.rounding>(sig, sub_shift, (sig >> sub_shift) & 1u);
   if constexpr (R.subnormal_inputs_round_up) {
     // ml_dtypes / c10 E8M0 quirk: for fp32 subnormals the tie-break bit they use is 0 and any
     // nonzero guard bit rounds up, which is ceil here (base is -1: above 2^-127 -> 0x01).
-    q = e == 0 ? (sig + one - 1u) >> shift : q;
+    sub_q = e == 0 ? round_shift<Rounding::kUp>(sig, sub_shift, 0u) : sub_q;
   }
-  // Rounding may carry into the next binade: adding q to base renormalises by itself.
-  std::int32_t mag = base + static_cast<std::int32_t>(q);
-  // A no-zero format clamps below its smallest code (SEMANTICS 2: E8M0 exponent < -127 -> 0).
-  mag = std::max(mag, 0);
+  const std::int32_t sub_code = kBase0 + static_cast<std::int32_t>(sub_q);
+
+  // 4. Pick the candidate of the input's range. Rounding up out of the subnormal range gives
+  //    2^M (E4M3: 0x08), the smallest normal code, by itself.
+  std::int32_t mag = e < kNormalFrom ? sub_code : normal_code;
+  if constexpr (kBase0 < 0) {
+    // A no-zero format clamps below its smallest code (SEMANTICS 2: E8M0 exponent < -127 -> 0).
+    mag = std::max(mag, 0);
+  }
 
   // 5. Overflow (|x| rounded beyond the largest finite code, including Inf): clamp to it when
   //    saturating, else the format's NaN magnitude.
-  const bool overflow = mag > R.max_finite;
-  std::uint32_t code = static_cast<std::uint32_t>(mag);
+  std::uint32_t code;
   if constexpr (R.saturate) {
-    code = overflow ? static_cast<std::uint32_t>(R.max_finite) : code;
+    code = static_cast<std::uint32_t>(std::min(mag, std::int32_t{R.max_finite}));
   } else {
-    code = overflow ? std::uint32_t{R.overflow_code} : code;
+    code = mag > R.max_finite ? std::uint32_t{R.overflow_code} : static_cast<std::uint32_t>(mag);
   }
 
   // 6. Sign. Signed formats put it in the top bit. Unsigned formats follow the dialect's rule

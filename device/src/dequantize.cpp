@@ -3,6 +3,7 @@
 // tiled kernel's block shape selects its geometry, see that header).
 #include "mxv/device/dequantize.h"
 
+#include <array>
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
@@ -49,6 +50,13 @@ std::uint32_t log2_block(const Recipe& r) {
 }
 
 }  // namespace
+
+std::span<const std::string_view> dequantize_supported_presets() {
+  static constexpr std::array<std::string_view, 8> kSupported = {
+      "nvfp4_te", "nvfp4_trtllm", "nvfp4_cutlass_ref", "nvfp4_modelopt", "nvfp4_torchao",
+      "mxfp4_nvidia", "mxfp4_ocp", "ort_qmoe"};
+  return kSupported;
+}
 
 TiledGate dequantize_tiled_gate(const DequantizeArgs& a) {
   if (a.n % 2 != 0) return {false, cat("N = ", a.n, " is odd")};

@@ -69,6 +69,8 @@ SwigluInput validated_input(const SwigluQuantizeProblem& p, qrules::Scheme* sche
 
 }  // namespace
 
+std::span<const std::string_view> swiglu_quantize_supported_presets() { return quantize_supported_presets(); }
+
 SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem) {
   SwigluQuantizePlan plan;
   plan.problem = problem;

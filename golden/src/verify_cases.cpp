@@ -16,7 +16,6 @@
 #include "mxv/device/swiglu_quantize.h"
 #include "mxv/device/convert.h"
 #include "mxv/device/dequantize.h"
-#include "mxv/emulation/emulated_backend.h"
 #include "mxv/golden/verify.h"
 
 namespace mxv::golden {
@@ -44,44 +43,6 @@ namespace {
 constexpr std::array<device::CodeFormat, 4> kCodeFormats = {device::CodeFormat::kE4M3, device::CodeFormat::kE2M1,
                                                             device::CodeFormat::kE8M0Rz, device::CodeFormat::kE8M0Rp};
 
-/// Planning only: does the dequantize launcher accept `preset` on a shape every FP4 recipe fits?
-bool dequantize_accepts(std::string_view preset) {
-  static emu::EmulatedBackend probe;  // buffers only; nothing is launched
-  static const device::DeviceBuffer packed = probe.alloc(2 * 64 / 2, "packed");
-  static const device::DeviceBuffer scales = probe.alloc(2 * 4, "scales");
-  static const device::DeviceBuffer s_dec = probe.alloc(4, "s_dec");
-  static const device::DeviceBuffer out = probe.alloc(2 * 64 * 4, "out");
-  device::DequantizeArgs a;
-  a.recipe = Recipe::by_name(preset);
-  a.n = 2;
-  a.k = 64;
-  a.packed = &packed;
-  a.scales = &scales;
-  a.s_dec = &s_dec;
-  a.out = &out;
-  try {
-    (void)device::plan_dequantize(a);
-    return true;
-  } catch (const std::invalid_argument&) {
-    return false;
-  }
-}
-
-/// Planning only: does the fused SwiGLU launcher accept `preset` (its own activation, or silu)?
-bool swiglu_accepts(std::string_view preset) {
-  device::SwigluQuantizeProblem p;
-  p.recipe = Recipe::by_name(preset);
-  p.rows = 2;
-  p.inter = 64;  // whole NVFP4 and MX blocks
-  p.tensor_amax = 1.0f;
-  try {
-    (void)device::plan_swiglu_quantize(p);
-    return true;
-  } catch (const std::invalid_argument&) {
-    return false;
-  }
-}
-
 std::string join_groups(const std::vector<std::int64_t>& g) {
   std::string s;
   for (std::size_t i = 0; i < g.size(); ++i) s += (i ? "/" : "") + std::to_string(g[i]);
@@ -100,14 +61,10 @@ std::vector<std::string> supported_presets(VerifyKernel k) {
       for (const auto p : device::quantize_supported_presets()) out.emplace_back(p);
       return out;
     case VerifyKernel::kDequantize:
-      for (const auto p : Recipe::preset_names()) {
-        if (dequantize_accepts(p)) out.emplace_back(p);
-      }
+      for (const auto p : device::dequantize_supported_presets()) out.emplace_back(p);
       return out;
     case VerifyKernel::kSwigluQuantize:
-      for (const auto p : Recipe::preset_names()) {
-        if (swiglu_accepts(p)) out.emplace_back(p);
-      }
+      for (const auto p : device::swiglu_quantize_supported_presets()) out.emplace_back(p);
       return out;
   }
   return out;

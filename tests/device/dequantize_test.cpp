@@ -193,6 +193,36 @@ TEST_P(DequantizePlan, GridLimitOnBothSides) {
   }
 }
 
+// The launcher accepts exactly the presets it declares (mxv verify and these tests check the
+// kernels against that list), and the list is every preset with E2M1 elements.
+TEST_P(DequantizePlan, AcceptsExactlyTheDeclaredPresets) {
+  DeviceBuffer packed = backend().alloc(2 * 64 / 2, "packed");
+  DeviceBuffer scales = backend().alloc(2 * 4, "scales");
+  DeviceBuffer s_dec = backend().alloc(4, "s_dec");
+  DeviceBuffer out = backend().alloc(2 * 64 * 4, "out");
+  std::vector<std::string> accepted;
+  for (const auto name : mxv::Recipe::preset_names()) {
+    DequantizeArgs a;
+    a.recipe = mxv::Recipe::by_name(name);
+    a.n = 2;
+    a.k = 64;
+    a.packed = &packed;
+    a.scales = &scales;
+    a.s_dec = &s_dec;
+    a.out = &out;
+    try {
+      (void)plan_dequantize(a);
+      accepted.emplace_back(name);
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  const auto list = dequantize_supported_presets();
+  const std::vector<std::string> declared(list.begin(), list.end());
+  EXPECT_EQ(accepted, declared);
+  EXPECT_EQ(declared, (std::vector<std::string>{"nvfp4_te", "nvfp4_trtllm", "nvfp4_cutlass_ref", "nvfp4_modelopt",
+                                                "nvfp4_torchao", "mxfp4_nvidia", "mxfp4_ocp", "ort_qmoe"}));
+}
+
 TEST_P(DequantizePlan, RejectsBadArguments) {
   DeviceBuffer small = backend().alloc(16, "small");
   DeviceBuffer big = backend().alloc(4096, "big");

@@ -299,6 +299,28 @@ INSTANTIATE_TEST_SUITE_P(emulated, SwigluQuantizeKernel, ::testing::ValuesIn(par
 
 // ---- host-side validation -------------------------------------------------------------------------
 
+// The fused launcher accepts exactly the presets it declares (mxv verify checks the kernel against
+// that list): the quantize kernel's four.
+TEST(SwigluQuantizePlan, AcceptsExactlyTheDeclaredPresets) {
+  std::vector<std::string> accepted;
+  for (const auto name : Recipe::preset_names()) {
+    SwigluQuantizeProblem p;
+    p.recipe = Recipe::by_name(name);
+    p.rows = 2;
+    p.inter = 64;  // whole NVFP4 and MX blocks
+    p.tensor_amax = 1.0f;
+    try {
+      (void)plan_swiglu_quantize(p);
+      accepted.emplace_back(name);
+    } catch (const std::invalid_argument&) {
+    }
+  }
+  const auto list = swiglu_quantize_supported_presets();
+  const std::vector<std::string> declared(list.begin(), list.end());
+  EXPECT_EQ(accepted, declared);
+  EXPECT_EQ(declared, (std::vector<std::string>{"nvfp4_te", "mxfp4_nvidia", "mxfp4_ocp", "ort_qmoe"}));
+}
+
 TEST(SwigluQuantizePlan, RejectsWhatItCannotTake) {
   auto expect_reject = [](const SwigluQuantizeProblem& p, const std::string& needle) {
     try {

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "mxv/device/backend.h"
 #include "mxv/device/kernels/dequantize_params.h"
@@ -47,6 +49,10 @@ struct DequantizeLaunch {
   LaunchPlan plan;  ///< plan.kernel: "dequantize_scalar" or "dequantize_tiled"
   TiledGate gate;   ///< why the tiled kernel was or was not chosen
 };
+
+/// The presets plan_dequantize accepts: every preset with E2M1 elements. Tests and `mxv verify`
+/// check the kernels against exactly these.
+std::span<const std::string_view> dequantize_supported_presets();
 
 /// Validates (std::invalid_argument naming the argument and the rule) and plans, without launching.
 DequantizeLaunch plan_dequantize(const DequantizeArgs& args);

@@ -55,6 +55,10 @@ struct SwigluQuantizePlan {
   std::vector<std::uint32_t> tile_rows;
 };
 
+/// The presets plan_swiglu_quantize accepts: the quantize kernel's (quantize_supported_presets()),
+/// since the fused kernel quantizes with the same rules.
+std::span<const std::string_view> swiglu_quantize_supported_presets();
+
 /// Validates and plans the fused kernel; launches nothing.
 SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem);
 

@@ -43,10 +43,10 @@ std::string_view to_string(VerifyKernel k);
 /// The kernel called `name`; throws std::invalid_argument listing the valid names.
 VerifyKernel verify_kernel_by_name(std::string_view name);
 
-/// The presets a kernel's host launcher accepts, in Recipe::preset_names() order. quantize: its
-/// declared list (quantize_supported_presets()); dequantize and swiglu_quantize: every preset the
-/// launcher's own validation accepts on a canonical shape (planning only, nothing launches);
-/// convert takes no recipe: the code formats it converts to ("e4m3", "e2m1", "e8m0_rz", "e8m0_rp").
+/// The presets a kernel declares it supports (device::quantize_supported_presets(),
+/// dequantize_supported_presets(), swiglu_quantize_supported_presets(); the device tests hold each
+/// launcher to its list); convert takes no recipe: the code formats it converts to ("e4m3",
+/// "e2m1", "e8m0_rz", "e8m0_rp").
 std::vector<std::string> supported_presets(VerifyKernel k);
 
 /// One call of one kernel. Field meanings per kernel:

@@ -6,6 +6,7 @@
 #include "mxv/reference/quantize_cli.h"
 #include "mxv/reference/swiglu_cli.h"
 #include "mxv/golden/verify_cli.h"
+#include "golden_cli.h"
 
 #include <cstdio>
 #include <exception>
@@ -19,6 +20,7 @@ int main(int argc, char** argv) {
   mxv::add_quantize_command(app);
   mxv::add_dequantize_command(app);
   mxv::add_verify_command(app);
+  mxv::add_golden_command(app, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

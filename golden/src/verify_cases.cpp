@@ -16,6 +16,7 @@
 #include "mxv/device/swiglu_quantize.h"
 #include "mxv/device/convert.h"
 #include "mxv/device/dequantize.h"
+#include "mxv/golden/golden_inputs.h"
 #include "mxv/golden/verify.h"
 
 namespace mxv::golden {
@@ -105,16 +106,7 @@ std::string VerifyCase::id() const {
   return std::string(to_string(kernel)) + "|" + preset + "|" + dtype_label() + "|" + shape();
 }
 
-std::uint64_t case_seed(std::uint64_t run_seed, const VerifyCase& c) {
-  // FNV-1a of the id (stable across platforms, unlike std::hash), mixed with the run seed by
-  // splitmix64's finaliser.
-  std::uint64_t h = 1469598103934665603ull;
-  for (const char ch : c.id()) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
-  std::uint64_t z = h ^ (run_seed + 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+std::uint64_t case_seed(std::uint64_t run_seed, const VerifyCase& c) { return case_seed(run_seed, c.id()); }
 
 std::vector<float> bug_hunting_values(std::size_t count, std::size_t block, std::uint64_t seed, bool specials) {
   std::mt19937_64 rng(seed);

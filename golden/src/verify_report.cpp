@@ -13,6 +13,7 @@
 
 #include "mxv/device/backend.h"
 #include "mxv/emulation/emulated_backend.h"
+#include "mxv/golden/backend_run.h"
 #include "mxv/golden/verify.h"
 
 namespace mxv::golden {
@@ -114,24 +115,12 @@ VerifyRun run_verify(const VerifyOptions& o, std::ostream& out, std::ostream& er
     } else {
       kernels.push_back(verify_kernel_by_name(o.kernel));
     }
-    if (o.backend == "auto") {
-      for (const auto kind : {device::BackendKind::kCuda, device::BackendKind::kEmulated}) {
-        const device::Availability a = emu::availability(kind);
-        if (a.available) {
-          backends.push_back(emu::make_backend(kind));
-        } else {
-          skipped.push_back(std::string(device::to_string(kind)) + ": " + a.reason);
-          out << "mxv verify: backend " << device::to_string(kind) << " skipped: " << a.reason << "\n";
-        }
-      }
-    } else {
-      if (o.backend != "cuda" && o.backend != "emulated") {
-        throw std::invalid_argument("--backend '" + o.backend + "' is not one of: auto, cuda, emulated");
-      }
-      const device::BackendKind kind = device::backend_kind_by_name(o.backend);
-      const device::Availability a = emu::availability(kind);
-      if (!a.available) throw std::invalid_argument("--backend " + o.backend + " is unavailable: " + a.reason);
-      backends.push_back(emu::make_backend(kind));
+    BackendSelection sel = select_backends(o.backend);
+    backends = std::move(sel.backends);
+    for (const std::string& s : sel.skipped) {
+      skipped.push_back(s);
+      const std::size_t colon = s.find(": ");
+      out << "mxv verify: backend " << s.substr(0, colon) << " skipped: " << s.substr(colon + 2) << "\n";
     }
   } catch (const std::exception& e) {
     err << "mxv verify: error: " << e.what() << "\n";

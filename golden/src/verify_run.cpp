@@ -17,6 +17,7 @@
 #include "mxv/device/backend.h"
 #include "mxv/device/convert.h"
 #include "mxv/device/dequantize.h"
+#include "mxv/golden/backend_run.h"
 #include "mxv/golden/verify.h"
 #include "mxv/reference/check_quantize.h"
 #include "mxv/reference/float_format.h"
@@ -31,11 +32,7 @@ namespace {
 using device::Backend;
 using device::DeviceBuffer;
 
-constexpr std::uint8_t kSentinel = 0xCD;
-// The check library expects a constant guard fill; the backend's guard pattern is position
-// dependent (guard_byte(i)). Downloaded guard bytes are XOR-mapped so that an intact guard reads
-// kGuardFill and any damaged byte reads something else (the mapping is a bijection per position).
-constexpr std::uint8_t kGuardFill = 0xA5;
+constexpr std::uint8_t kSentinel = kOutputSentinel;
 
 device::WideType device_wide(WideType t) {
   return t == WideType::kFp32 ? device::WideType::kF32 : t == WideType::kBf16 ? device::WideType::kBf16 : device::WideType::kF16;
@@ -73,21 +70,9 @@ class CaseRun {
   /// Compares one output buffer with the model's bytes; records the first failure.
   void compare(const std::string& name, const check::OutputSpec& spec, std::span<const std::uint8_t> expected,
                const DeviceBuffer& buf, const check::Context& ctx = {}) {
-    const std::vector<std::byte> raw = be_.download_with_guards(buf);
-    std::vector<std::uint8_t> actual(raw.size());
-    for (std::size_t i = 0; i < raw.size(); ++i) actual[i] = static_cast<std::uint8_t>(raw[i]);
-    const std::size_t n = buf.bytes();
-    for (std::size_t i = 0; i < device::kGuardBytes; ++i) {
-      actual[i] = static_cast<std::uint8_t>(actual[i] ^ device::guard_byte(i) ^ kGuardFill);
-      std::uint8_t& after = actual[device::kGuardBytes + n + i];
-      after = static_cast<std::uint8_t>(after ^ device::guard_byte(i) ^ kGuardFill);
-    }
+    std::vector<std::uint8_t> actual = download_guarded(be_, buf);
     if (tamper_) tamper_(c_, name, actual);
-    check::Options opt;
-    opt.guard_before = device::kGuardBytes;
-    opt.guard_after = device::kGuardBytes;
-    opt.guard_fill = kGuardFill;
-    opt.sentinel = kSentinel;
+    const check::Options opt = guarded_check_options();
     check::OutputSpec s = spec;
     s.name = name;
     const check::Report rep = check::compare(s, expected, actual, ctx, opt);

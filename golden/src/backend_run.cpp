@@ -1,0 +1,240 @@
+// Backend selection, guarded downloads, and golden cases run through the production kernels'
+// host launchers (backend_run.h). The launchers are the same ones `mxv verify` and the device
+// tests use; this file only maps a golden case's parameters and input bytes onto their arguments.
+#include "mxv/golden/backend_run.h"
+
+#include <stdexcept>
+
+// quantize.h / swiglu_quantize.h first: they name mxv::WideType unqualified inside mxv::device,
+// which convert.h's device::WideType would otherwise shadow (include-order dependence).
+#include "mxv/device/quantize.h"
+#include "mxv/device/swiglu_quantize.h"
+#include "mxv/device/backend.h"
+#include "mxv/device/convert.h"
+#include "mxv/device/dequantize.h"
+#include "mxv/emulation/emulated_backend.h"
+
+namespace mxv::golden {
+
+namespace {
+
+using device::Backend;
+using device::DeviceBuffer;
+
+constexpr std::uint8_t kGuardFill = 0xA5;
+
+device::WideType device_wide(WideType t) {
+  return t == WideType::kFp32 ? device::WideType::kF32 : t == WideType::kBf16 ? device::WideType::kBf16 : device::WideType::kF16;
+}
+
+/// The convert kernel's code format for a case, or "" with the reason it has none.
+std::optional<device::CodeFormat> convert_format(const CaseParams& p, std::string& why) {
+  if (p.mode.dialect != Dialect::kCuda) {
+    why = "the convert kernel implements the cuda dialect only";
+    return std::nullopt;
+  }
+  if (p.op == Op::kEncode && p.mode.saturation != Saturation::kFinite) {
+    why = "the convert kernel saturates to the largest finite value (satfinite) only";
+    return std::nullopt;
+  }
+  const bool encode = p.op == Op::kEncode;
+  if (p.format == "e4m3" && (!encode || p.mode.rounding == Rounding::kNearestEven)) return device::CodeFormat::kE4M3;
+  if (p.format == "e2m1" && (!encode || p.mode.rounding == Rounding::kNearestEven)) return device::CodeFormat::kE2M1;
+  if (p.format == "e8m0" && (!encode || p.mode.rounding == Rounding::kTowardZero)) return device::CodeFormat::kE8M0Rz;
+  if (p.format == "e8m0" && p.mode.rounding == Rounding::kUp) return device::CodeFormat::kE8M0Rp;
+  why = "the convert kernel has no " + p.format + " " + std::string(to_string(p.mode.rounding)) + " conversion";
+  return std::nullopt;
+}
+
+class CaseLaunch {
+ public:
+  CaseLaunch(Backend& be, const GoldenCase& c, BackendResult& r) : be_(be), c_(c), p_(c.params), r_(r) {}
+
+  void run() {
+    switch (p_.op) {
+      case Op::kEncode:
+      case Op::kDecode: return convert();
+      case Op::kQuantize: return quantize();
+      case Op::kDequantize: return dequantize();
+      case Op::kSwigluQuantize: return swiglu();
+    }
+  }
+
+ private:
+  DeviceBuffer upload(std::size_t i) {
+    return be_.alloc_upload(std::span<const std::uint8_t>(c_.inputs.at(i).bytes), c_.inputs.at(i).spec.name);
+  }
+
+  void unsupported(std::string why) {
+    r_.supported = false;
+    r_.unsupported_reason = std::move(why);
+  }
+
+  void collect(std::initializer_list<const DeviceBuffer*> outputs, std::initializer_list<const DeviceBuffer*> inputs) {
+    be_.synchronize();
+    for (const DeviceBuffer* b : outputs) r_.outputs.push_back(download_guarded(be_, *b));
+    for (const DeviceBuffer* b : inputs) {
+      if (b == nullptr || b->data() == nullptr) continue;
+      const std::string damage = be_.guard_damage(*b);
+      if (!damage.empty()) r_.findings.push_back("input guard damaged: " + damage);
+    }
+  }
+
+  void convert() {
+    std::string why;
+    const std::optional<device::CodeFormat> f = convert_format(p_, why);
+    if (!f) return unsupported(why);
+    const std::vector<DatasetSpec> outs = output_specs(p_);
+    DeviceBuffer in = upload(0);
+    DeviceBuffer out = be_.alloc(outs[0].bytes(), outs[0].name, kOutputSentinel);
+    device::ConvertArgs a;
+    a.direction = p_.op == Op::kEncode ? device::ConvertDirection::kEncode : device::ConvertDirection::kDecode;
+    a.wide = device_wide(p_.dtype);
+    a.format = *f;
+    a.count = static_cast<std::uint64_t>(p_.cols);
+    a.in = &in;
+    a.out = &out;
+    device::convert(be_, a);
+    collect({&out}, {&in});
+  }
+
+  void quantize() {
+    device::QuantizeProblem prob;
+    prob.recipe = p_.recipe;
+    prob.input_type = p_.dtype;
+    prob.rows = p_.rows;
+    prob.cols = p_.cols;
+    prob.scale_layout = p_.scale_layout;
+    prob.group_counts = p_.groups;
+    prob.tensor_amax = p_.tensor_amax;
+    device::QuantizePlan plan;
+    try {
+      plan = device::plan_quantize(prob);
+    } catch (const std::invalid_argument& e) {
+      return unsupported(e.what());
+    }
+    DeviceBuffer in = upload(0);
+    device::QuantizeBuffers out = device::alloc_quantize_buffers(be_, plan, kOutputSentinel);
+    device::run_quantize(be_, plan, in, out);
+    if (p_.recipe.is_nvfp4()) {
+      collect({&out.elements, &out.scales, &out.amax, &out.s_dec}, {&in, &out.tile_rows});
+    } else {
+      collect({&out.elements, &out.scales}, {&in, &out.tile_rows});
+    }
+  }
+
+  void dequantize() {
+    DeviceBuffer packed = upload(0);
+    DeviceBuffer scales = upload(1);
+    // MX recipes take no global scale; the launcher still receives a valid (unused) buffer.
+    const float one = 1.0f;
+    DeviceBuffer s_dec = p_.recipe.is_nvfp4() ? upload(2) : be_.alloc_upload(std::span<const float>(&one, 1), "s_dec");
+    const std::vector<DatasetSpec> outs = output_specs(p_);
+    DeviceBuffer out = be_.alloc(outs[0].bytes(), "out", kOutputSentinel);
+    device::DequantizeArgs a;
+    a.recipe = p_.recipe;
+    a.packing = p_.packing == WeightPacking::kNPacked ? device::WeightPackingAxis::kN : device::WeightPackingAxis::kK;
+    a.out_type = device_wide(p_.dtype);
+    a.experts = p_.experts;
+    a.n = p_.rows;
+    a.k = p_.cols;
+    a.packed = &packed;
+    a.scales = &scales;
+    a.s_dec = &s_dec;
+    a.out = &out;
+    try {
+      (void)device::plan_dequantize(a);
+    } catch (const std::invalid_argument& e) {
+      return unsupported(e.what());
+    }
+    device::dequantize(be_, a);
+    collect({&out}, {&packed, &scales, &s_dec});
+  }
+
+  void swiglu() {
+    device::SwigluQuantizeProblem prob;
+    prob.recipe = p_.recipe;
+    prob.input_type = p_.dtype;
+    prob.rows = p_.rows;
+    prob.inter = p_.cols;
+    prob.layout = p_.gate_up;
+    prob.scale_layout = p_.scale_layout;
+    prob.group_counts = p_.groups;
+    prob.tensor_amax = p_.tensor_amax;
+    device::SwigluQuantizePlan plan;
+    try {
+      plan = device::plan_swiglu_quantize(prob);
+    } catch (const std::invalid_argument& e) {
+      return unsupported(e.what());
+    }
+    DeviceBuffer in = upload(0);
+    device::SwigluQuantizeBuffers out = device::alloc_swiglu_quantize_buffers(be_, plan, kOutputSentinel);
+    device::run_swiglu_quantize(be_, plan, in, out);
+    collect({&out.elements, &out.scales, &out.s_dec}, {&in, &out.tile_rows});
+  }
+
+  Backend& be_;
+  const GoldenCase& c_;
+  const CaseParams& p_;
+  BackendResult& r_;
+};
+
+}  // namespace
+
+BackendSelection select_backends(std::string_view spec) {
+  BackendSelection s;
+  if (spec == "auto") {
+    for (const auto kind : {device::BackendKind::kCuda, device::BackendKind::kEmulated}) {
+      const device::Availability a = emu::availability(kind);
+      if (a.available) {
+        s.backends.push_back(emu::make_backend(kind));
+      } else {
+        s.skipped.push_back(std::string(device::to_string(kind)) + ": " + a.reason);
+      }
+    }
+    return s;
+  }
+  if (spec != "cuda" && spec != "emulated") {
+    throw std::invalid_argument("--backend '" + std::string(spec) + "' is not one of: auto, cuda, emulated");
+  }
+  const device::BackendKind kind = device::backend_kind_by_name(spec);
+  const device::Availability a = emu::availability(kind);
+  if (!a.available) throw std::invalid_argument("--backend " + std::string(spec) + " is unavailable: " + a.reason);
+  s.backends.push_back(emu::make_backend(kind));
+  return s;
+}
+
+std::vector<std::uint8_t> download_guarded(Backend& backend, const DeviceBuffer& buf) {
+  const std::vector<std::byte> raw = backend.download_with_guards(buf);
+  std::vector<std::uint8_t> out(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) out[i] = static_cast<std::uint8_t>(raw[i]);
+  const std::size_t n = buf.bytes();
+  for (std::size_t i = 0; i < device::kGuardBytes; ++i) {
+    out[i] = static_cast<std::uint8_t>(out[i] ^ device::guard_byte(i) ^ kGuardFill);
+    std::uint8_t& after = out[device::kGuardBytes + n + i];
+    after = static_cast<std::uint8_t>(after ^ device::guard_byte(i) ^ kGuardFill);
+  }
+  return out;
+}
+
+check::Options guarded_check_options() {
+  check::Options o;
+  o.guard_before = device::kGuardBytes;
+  o.guard_after = device::kGuardBytes;
+  o.guard_fill = kGuardFill;
+  o.sentinel = kOutputSentinel;
+  return o;
+}
+
+BackendResult run_on_backend(Backend& backend, const GoldenCase& c) {
+  BackendResult r;
+  r.supported = true;
+  (void)backend.take_findings();
+  backend.clear_launch_log();
+  CaseLaunch(backend, c, r).run();
+  for (const device::LaunchPlan& p : backend.launch_log()) r.variant += (r.variant.empty() ? "" : "+") + p.kernel;
+  for (std::string& f : backend.take_findings()) r.findings.push_back(std::move(f));
+  return r;
+}
+
+}  // namespace mxv::golden

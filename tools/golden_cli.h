@@ -1,0 +1,88 @@
+// Registers `mxv golden regen|check|template|describe|diff` with the CLI11 program in main.cpp:
+// option parsing only; each verb's logic is in golden/ (golden_tool.h), the file schema in
+// docs/golden-files.md.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mxv/golden/golden_tool.h"
+
+namespace mxv {
+
+namespace golden_cli_detail {
+
+/// The verb's exit code: main() maps exceptions to 2, so a verdict leaves directly.
+inline void finish(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+  if (code != 0) std::exit(code);
+}
+
+/// "mxv golden regen --check": the command as typed, without the program's own path.
+inline std::string command_line(int argc, char** argv) {
+  std::string s = "mxv";
+  for (int i = 1; i < argc; ++i) s += std::string(" ") + argv[i];
+  return s;
+}
+
+}  // namespace golden_cli_detail
+
+/// Adds `golden` and its verbs. Exit codes (golden_tool.h): 0 success, 1 a verification result
+/// (changes found, a case failed, files differ), 2 bad usage or a bad file.
+inline void add_golden_command(CLI::App& app, int argc, char** argv) {
+  CLI::App* golden = app.add_subcommand(
+      "golden", "HDF5 golden files: committed expectations with provenance (schema: docs/golden-files.md)");
+  golden->require_subcommand(1);
+  const std::string cmdline = golden_cli_detail::command_line(argc, argv);
+
+  auto regen = std::make_shared<golden::RegenOptions>();
+  regen->command_line = cmdline;
+  CLI::App* r = golden->add_subcommand(
+      "regen", "Rewrite golden files from the reference; print per case the bytes changed, cases added and removed");
+  r->add_flag("--check", regen->check, "change nothing; exit 1 when regeneration would change anything");
+  r->add_option("FILE", regen->files,
+                "files to regenerate (default: the committed set golden/*.h5); the name's stem is the family: codes, "
+                "quantize, dequantize, swiglu");
+  r->callback([regen] { golden_cli_detail::finish(golden::run_regen(*regen, std::cout, std::cerr)); });
+
+  auto check = std::make_shared<golden::CheckOptions>();
+  CLI::App* c = golden->add_subcommand(
+      "check",
+      "Run the kernels on golden inputs and compare with the expected outputs (classified report), or check a "
+      "candidate file another implementation filled in");
+  c->add_option("--backend", check->backend, "auto | cuda | emulated (auto: every available backend)")
+      ->capture_default_str();
+  c->add_option("--candidate", check->candidate,
+                "a file written by `mxv golden template` whose outputs another implementation filled in");
+  c->add_option("--max-listed", check->max_listed, "mismatches listed per failing output")->capture_default_str();
+  c->add_option("FILE", check->files, "golden files (default: the committed set golden/*.h5)");
+  c->callback([check] { golden_cli_detail::finish(golden::run_check(*check, std::cout, std::cerr)); });
+
+  auto tmpl = std::make_shared<golden::TemplateOptions>();
+  tmpl->command_line = cmdline;
+  CLI::App* t = golden->add_subcommand(
+      "template", "Write a candidate file: the cases' inputs and empty outputs of the right shape and dtype");
+  t->add_option("--case", tmpl->cases, "case names or shell patterns (quantize.nvfp4_te.*)")->required();
+  t->add_option("-o,--output", tmpl->output, "the candidate file to write")->required();
+  t->callback([tmpl] { golden_cli_detail::finish(golden::run_template(*tmpl, std::cout, std::cerr)); });
+
+  auto describe_file = std::make_shared<std::string>();
+  CLI::App* d = golden->add_subcommand("describe", "List a file's provenance and cases (recipes, shapes, datasets)");
+  d->add_option("FILE", *describe_file, "a golden or candidate file")->required();
+  d->callback([describe_file] { golden_cli_detail::finish(golden::run_describe(*describe_file, std::cout, std::cerr)); });
+
+  auto diff_files = std::make_shared<std::vector<std::string>>();
+  CLI::App* df = golden->add_subcommand(
+      "diff", "Compare two golden files per case and dataset, with the classified report where outputs differ");
+  df->add_option("A B", *diff_files, "the two files")->required()->expected(2);
+  df->callback([diff_files] {
+    golden_cli_detail::finish(golden::run_diff(diff_files->at(0), diff_files->at(1), std::cout, std::cerr));
+  });
+}
+
+}  // namespace mxv

@@ -28,6 +28,9 @@ std::vector<std::uint8_t> fp32_bytes(std::span<const float> v) {
 
 std::string dims(std::int64_t a, std::int64_t b) { return std::to_string(a) + "x" + std::to_string(b); }
 
+/// The scale layout in case names: "linear" or "swizzled".
+std::string layout_tag(ScaleLayout l) { return l == ScaleLayout::kLinear ? "linear" : "swizzled"; }
+
 // ---- codes -----------------------------------------------------------------------------------
 
 constexpr std::array<const FloatFormat*, 4> kFormats = {&kE2M1, &kE4M3, &kUE4M3, &kE8M0};
@@ -130,7 +133,7 @@ void add_quantize(std::vector<GoldenCase>& out, std::uint64_t seed) {
       p.scale_layout = s.layout;
       if (recipe.is_nvfp4() && s.calibrated) p.tensor_amax = 2688.0f;
       const std::string name = "quantize." + std::string(preset) + "." + dims(s.rows, s.cols) + s.tag + "." +
-                               std::string(to_string(s.layout)) + "." + std::string(to_string(s.dtype));
+                               layout_tag(s.layout) + "." + std::string(to_string(s.dtype));
       const std::vector<float> x = quantize_inputs(recipe, s.rows, s.cols, case_seed(seed, name), s.specials);
       out.push_back(make_case(name, p, {input_dataset(p, "x", narrow_from_fp32(s.dtype, x))}, s.why));
     }

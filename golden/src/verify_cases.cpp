@@ -26,7 +26,7 @@ std::string_view to_string(VerifyKernel k) {
     case VerifyKernel::kConvert: return "convert";
     case VerifyKernel::kDequantize: return "dequantize";
     case VerifyKernel::kQuantize: return "quantize";
-    case VerifyKernel::kSwigluQuantize: return "swiglu_quantize";
+    case VerifyKernel::kSwigluQuantize: return "swiglu-quantize";  // the verb's name
   }
   return "?";
 }
@@ -36,7 +36,7 @@ VerifyKernel verify_kernel_by_name(std::string_view name) {
     if (to_string(k) == name) return k;
   }
   throw std::invalid_argument("--kernel '" + std::string(name) +
-                              "' is not one of: convert, dequantize, quantize, swiglu_quantize, all");
+                              "' is not one of: convert, dequantize, quantize, swiglu-quantize, all");
 }
 
 namespace {

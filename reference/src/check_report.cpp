@@ -9,6 +9,8 @@
 #include <string>
 
 #include "mxv/reference/check.h"
+
+#include "mxv/io/json_writer.h"
 #include "mxv/reference/check_values.h"
 
 namespace mxv::check {
@@ -141,27 +143,9 @@ std::string mismatch_line(const Report& r, const Mismatch& m) {
   return line;
 }
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20) {
-      out += hex(static_cast<unsigned char>(ch), 4).replace(0, 2, "\\u");
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return json_string(format_float(v));
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+// JSON text through the project's one writer (tools/include/mxv/io/json_writer.h).
+std::string json_string(std::string_view s) { return io::json_quote(s); }
+std::string json_number(double v) { return io::json_number(v); }
 
 std::string json_coord(const std::array<std::size_t, 3>& c) {
   std::string out = "[";

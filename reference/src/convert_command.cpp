@@ -1,7 +1,7 @@
-// `mxv convert` (issue 2): file conversion through the format models and the exhaustive fp32
-// sweep with one SHA-256 per 2^24-pattern chunk, which the GPU scripts compare against torch,
-// ml_dtypes and hardware (tools/gpu/torch_dialect_check.py). Files are raw little-endian, as
-// numpy's tofile writes them; output goes to a temporary file renamed into place on success.
+// `mxv convert`: file conversion through the format models and the exhaustive fp32 sweep with
+// one SHA-256 per 2^24-pattern chunk, which the GPU scripts compare against torch, ml_dtypes and
+// hardware (tools/gpu/torch_dialect_check.py). Files are raw little-endian, as numpy's tofile
+// writes them; the output is written all or nothing through mxv::io::OutputBatch.
 #include "mxv/reference/convert_command.h"
 
 #include <openssl/evp.h>
@@ -14,13 +14,16 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "mxv/io/checked_size.h"
+#include "mxv/io/input_file.h"
+#include "mxv/io/option_value.h"
+#include "mxv/io/output_files.h"
 #include "mxv/reference/float_format.h"
 #include "mxv/reference/small_float.h"
 #include "mxv/reference/wide_float.h"
@@ -37,7 +40,7 @@ struct Resolved {
 // supports in that dialect, so `--format e8m0` alone means ceil (up), satfinite.
 Resolved resolve_mode(const ConvertRequest& r) {
   Resolved out{&format_by_name(r.format), {}};
-  out.mode.dialect = dialect_by_name(r.dialect);
+  out.mode.dialect = dialect_by_name(r.dialect.value_or("cuda"));
   std::vector<Rounding> roundings{Rounding::kNearestEven, Rounding::kUp, Rounding::kTowardZero};
   std::vector<Saturation> saturations{Saturation::kFinite, Saturation::kNone};
   if (r.rounding) roundings = {rounding_by_name(*r.rounding)};
@@ -56,10 +59,10 @@ Resolved resolve_mode(const ConvertRequest& r) {
   throw std::invalid_argument("mode: no supported mode");  // not reached
 }
 
-std::size_t element_size(const std::string& type) {
+std::size_t element_size(std::string_view option, const std::string& type) {
   if (type == "fp32") return 4;
   if (type == "bf16" || type == "fp16") return 2;
-  throw std::invalid_argument("--type: '" + type + "' is not one of fp32, bf16, fp16");
+  throw std::invalid_argument(std::string(option) + ": '" + type + "' is not one of fp32, bf16, fp16");
 }
 
 std::pair<unsigned, unsigned> parse_chunks(const std::string& s) {
@@ -80,47 +83,6 @@ std::pair<unsigned, unsigned> parse_chunks(const std::string& s) {
   return {lo, hi};
 }
 
-std::vector<std::uint8_t> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
-    throw std::invalid_argument("--input: cannot open '" + path + "': " + std::strerror(errno));
-  }
-  const std::streamoff size = in.tellg();
-  std::vector<std::uint8_t> data(static_cast<std::size_t>(size));
-  in.seekg(0);
-  if (size > 0 && !in.read(reinterpret_cast<char*>(data.data()), size)) {
-    throw std::runtime_error("--input: cannot read '" + path + "'");
-  }
-  return data;
-}
-
-// Writes `bytes` to a temporary file next to `path`, then renames it over `path`: a failure
-// at any point leaves no partial output.
-void write_file_atomically(const std::string& path, std::span<const std::uint8_t> bytes) {
-  std::string tmp = path + ".partial-XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    throw std::invalid_argument("--output: cannot create a file next to '" + path +
-                                "': " + std::strerror(errno));
-  }
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error("--output: writing '" + path + "' failed: " + why);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("--output: cannot write '" + path + "': " + why);
-  }
-}
-
 std::uint16_t load16(const std::uint8_t* p) {
   return static_cast<std::uint16_t>(p[0] | (p[1] << 8));
 }
@@ -130,26 +92,34 @@ std::uint32_t load32(const std::uint8_t* p) {
 }
 
 void convert_file(const ConvertRequest& r) {
-  if (r.input.empty()) throw std::invalid_argument("--input: a file is required");
-  if (r.output.empty()) throw std::invalid_argument("--output: a file is required");
-  if (r.digest) throw std::invalid_argument("--digest: only with --sweep fp32");
-  const std::size_t width = element_size(r.type);
-  const std::vector<std::uint8_t> in = read_file(r.input);
+  io::reject_if_given(r.digest, "--digest", "without --sweep fp32");
+  io::reject_if_given(r.chunks.has_value(), "--chunks", "without --sweep fp32");
+  io::reject_if_given(r.decode && r.rounding.has_value(), "--rounding", "with --decode (decoding is exact)");
+  io::reject_if_given(r.decode && r.saturation.has_value(), "--saturation", "with --decode (decoding is exact)");
+  io::reject_if_given(r.decode && r.dtype.has_value(), "--dtype",
+                      "with --decode (the input is codes; give the output type with --out-dtype)");
+  io::reject_if_given(!r.decode && r.out_dtype.has_value(), "--out-dtype",
+                      "without --decode (the output is codes; give the input type with --dtype)");
+  const std::string type = r.decode ? r.out_dtype.value_or("fp32") : r.dtype.value_or("fp32");
+  const std::size_t width = element_size(r.decode ? "--out-dtype" : "--dtype", type);
+  const Resolved m = r.decode ? Resolved{&format_by_name(r.format), {}} : resolve_mode(r);
+  io::OutputBatch files;
+  files.input("--input", r.input);
+  files.output("--output", r.output);
+  const std::vector<std::uint8_t> in = io::read_input("--input", r.input);
   std::vector<std::uint8_t> out;
   if (r.decode) {
-    if (r.rounding || r.saturation) {
-      throw std::invalid_argument("--rounding/--saturation: decoding is exact, they do not apply");
-    }
-    const FloatFormat& f = format_by_name(r.format);
+    const FloatFormat& f = *m.format;
     std::vector<float> values(in.size());
-    decode(f, in, values, dialect_by_name(r.dialect));
-    out.resize(in.size() * width);
+    decode(f, in, values, dialect_by_name(r.dialect.value_or("cuda")));
+    out.resize(io::SizeProduct("--output bytes").times(static_cast<std::int64_t>(in.size()), "codes").times(
+        static_cast<std::int64_t>(width), type + " bytes").size());
     for (std::size_t i = 0; i < values.size(); ++i) {
       std::uint8_t* p = out.data() + i * width;
       // E8M0 spans 2^-127..2^127: bf16 holds it exactly, fp16 rounds (to 0 or Inf) outside
       // its range. E2M1 and E4M3 values are exact in all three.
       const std::uint32_t v = width == 4 ? std::bit_cast<std::uint32_t>(values[i])
-                              : r.type == "bf16" ? float_to_bf16(values[i])
+                              : type == "bf16" ? float_to_bf16(values[i])
                                                  : float_to_fp16(values[i]);
       for (std::size_t b = 0; b < width; ++b) p[b] = static_cast<std::uint8_t>(v >> (8 * b));
     }
@@ -157,9 +127,8 @@ void convert_file(const ConvertRequest& r) {
     if (in.size() % width != 0) {
       throw std::invalid_argument("--input: '" + r.input + "' holds " +
                                   std::to_string(in.size()) + " bytes, not a multiple of the " +
-                                  std::to_string(width) + "-byte " + r.type + " element");
+                                  std::to_string(width) + "-byte " + type + " element");
     }
-    const Resolved m = resolve_mode(r);
     const std::size_t n = in.size() / width;
     out.resize(n);
     if (width == 4) {
@@ -169,14 +138,15 @@ void convert_file(const ConvertRequest& r) {
     } else {
       std::vector<std::uint16_t> xs(n);
       for (std::size_t i = 0; i < n; ++i) xs[i] = load16(&in[2 * i]);
-      if (r.type == "bf16") {
+      if (type == "bf16") {
         encode_bf16(*m.format, xs, out, m.mode);
       } else {
         encode_fp16(*m.format, xs, out, m.mode);
       }
     }
   }
-  write_file_atomically(r.output, out);
+  files.set("--output", std::move(out));
+  files.commit();
 }
 
 void sweep_fp32(const ConvertRequest& r, std::ostream& os) {
@@ -184,13 +154,13 @@ void sweep_fp32(const ConvertRequest& r, std::ostream& os) {
     throw std::invalid_argument("--sweep: '" + r.sweep + "' is not fp32 (the only sweep)");
   }
   if (!r.digest) throw std::invalid_argument("--sweep: needs --digest (2^32 codes are 4 GiB)");
-  if (!r.input.empty() || !r.output.empty()) {
-    throw std::invalid_argument("--sweep: takes no --input/--output (it prints digests)");
-  }
-  if (r.decode) throw std::invalid_argument("--sweep: cannot be combined with --decode");
-  if (r.type != "fp32") throw std::invalid_argument("--type: the sweep is over fp32 only");
+  io::reject_if_given(!r.input.empty(), "--input", "with --sweep (the sweep generates its inputs)");
+  io::reject_if_given(!r.output.empty(), "--output", "with --sweep (it prints digests)");
+  io::reject_if_given(r.decode, "--decode", "with --sweep (the sweep encodes fp32 patterns)");
+  io::reject_if_given(r.out_dtype.has_value(), "--out-dtype", "with --sweep (the sweep encodes fp32 patterns)");
+  if (r.dtype.value_or("fp32") != "fp32") throw std::invalid_argument("--dtype: the sweep is over fp32 only");
   const Resolved m = resolve_mode(r);
-  const auto [lo, hi] = parse_chunks(r.chunks);
+  const auto [lo, hi] = parse_chunks(r.chunks.value_or("0:256"));
   // Chunks are independent: a few threads each take the next one; lines print in order.
   const unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 8u));
   std::vector<std::string> digests(hi);

@@ -1,8 +1,14 @@
-// `mxv dequantize` (issue 3, "CLI"): raw packed activations or MoE weights -> dequantize.h /
-// weight_layout.h -> one raw output file, written all-or-nothing.
+// `mxv dequantize`: raw packed activations or MoE weights -> dequantize.h / weight_layout.h ->
+// one raw output file, written all or nothing. The expected byte count of every input is
+// computed with overflow-checked products and compared with the file before the model runs, so
+// a shape too large for 64 bits (E = 2^20, N = K = 2^32) is a clear error, never a crash.
 #include <ostream>
 #include <stdexcept>
 
+#include "mxv/io/checked_size.h"
+#include "mxv/io/input_file.h"
+#include "mxv/io/option_value.h"
+#include "mxv/io/output_files.h"
 #include "mxv/reference/dequantize.h"
 #include "mxv/reference/quantize.h"
 #include "mxv/reference/quantize_command.h"
@@ -10,65 +16,126 @@
 #include "mxv/reference/weight_layout.h"
 
 namespace mxv {
+namespace {
+
+void expect_bytes(std::string_view option, const std::string& path, std::size_t got, std::int64_t want,
+                  const std::string& shape) {
+  if (static_cast<std::int64_t>(got) == want) return;
+  throw std::invalid_argument(std::string(option) + ": '" + path + "' holds " + std::to_string(got) +
+                              " bytes; " + shape + " needs " + std::to_string(want));
+}
+
+}  // namespace
 
 std::string_view dequantize_file_layouts() {
   return "Files (raw little-endian, row-major):\n"
-         "  --kind activations:\n"
+         "  --kind activations ([rows, cols] = [M, K]):\n"
          "    --elements  E2M1: uint8 [rows, ceil(cols/2)] (element 2i low nibble); mxfp8: [rows, cols]\n"
          "    --scales    uint8 block scales, --scale-layout linear [rows, ceil(cols/block)] or\n"
          "                swizzled 128x4 (per expert with --rows-per-expert)\n"
-         "  --kind weights (E2M1 recipes):\n"
+         "  --kind weights (E2M1 recipes; E experts of [rows, cols] = [N, K]):\n"
          "    --elements  k-packed: uint8 [E, N, K/2] (k even low nibble);\n"
          "                n-packed: uint8 [E, K, N/2] (ONNX Runtime QMoE; n even low nibble)\n"
          "    --scales    uint8 [E, N, ceil(K/block)]\n"
-         "  --global      NVFP4 only: fp32 s_dec, one value or one per expert / group\n"
-         "  --out         [rows, cols] or [E, N, K] of --out-dtype (fp32 / bf16 / fp16).\n"
+         "  --global      NVFP4 only: fp32 [G] s_dec, one value or one per expert / group (the file\n"
+         "                quantize and swiglu-quantize write with --out-global)\n"
+         "  --output      [rows, cols] or [E, N, K] of --out-dtype (fp32 / bf16 / fp16).\n"
          "Each value is fp32(elem) * fp32(scale) [* s_dec] computed in fp32 (elem * scale is exact),\n"
-         "rounded once to --out-dtype. E8M0 decodes per recipe (ort_qmoe: 0x00 -> 0, 0xFF -> +Inf).\n";
+         "rounded once to --out-dtype. E8M0 decodes per recipe (ort_qmoe: 0x00 -> 0, 0xFF -> +Inf).\n"
+         "Exit code 2 on bad options or input; then no output file is written.\n";
 }
 
 void run_dequantize(const DequantizeRequest& r, std::ostream& out) {
-  const Recipe recipe = Recipe::by_name(r.recipe);
-  const WideType out_type = wide_type_by_name(r.out_dtype);
-  if (r.out.empty()) throw std::invalid_argument("--out: a file is required");
-  if (r.kind != "activations" && r.kind != "weights") {
-    throw std::invalid_argument("--kind: '" + r.kind + "' is not activations or weights");
+  // 1. Options: names, what applies to the kind and recipe, shapes.
+  const std::string recipe_name = r.recipe.value_or("nvfp4_te");
+  const Recipe recipe = Recipe::by_name(recipe_name);
+  const std::string out_dtype = r.out_dtype.value_or("fp32");
+  const WideType out_type = wide_type_by_name(out_dtype);
+  const std::string kind = r.kind.value_or("activations");
+  if (kind != "activations" && kind != "weights") {
+    throw std::invalid_argument("--kind: '" + kind + "' is not activations or weights");
   }
+  const bool weights = kind == "weights";
+  io::reject_if_given(!weights && r.experts.has_value(), "--experts", "to --kind activations (weights only)");
+  io::reject_if_given(!weights && r.packing.has_value(), "--packing", "to --kind activations (weights only)");
+  io::reject_if_given(weights && r.scale_layout.has_value(), "--scale-layout",
+                      "to --kind weights (their scales are [E, N, ceil(K/block)])");
+  io::reject_if_given(weights && r.rows_per_expert.has_value(), "--rows-per-expert",
+                      "to --kind weights (give --experts)");
+  io::reject_if_given(!recipe.is_nvfp4() && r.global.has_value(), "--global",
+                      "to the MX recipe '" + recipe_name + "' (MX has no global scale; NVFP4 recipes only)");
+  if (recipe.is_nvfp4() && !r.global) {
+    throw std::invalid_argument("--global: required for the NVFP4 recipe '" + recipe_name + "'");
+  }
+  if (!r.rows) throw std::invalid_argument(std::string("--rows: required (") + (weights ? "N" : "M") + ")");
+  if (!r.cols) throw std::invalid_argument("--cols: required (K)");
+  if (weights && !r.experts) throw std::invalid_argument("--experts: required for --kind weights");
+  const std::int64_t rows = io::parse_int_option("--rows", *r.rows, 1, weights ? std::int64_t{1} << 32 : std::int64_t{1} << 40);
+  const std::int64_t cols = io::parse_int_option("--cols", *r.cols, 1, std::int64_t{1} << 32);
+  const std::int64_t experts = weights ? io::parse_int_option("--experts", *r.experts, 1, std::int64_t{1} << 20) : 1;
+  const WeightPacking packing = weight_packing_by_name(r.packing.value_or("k-packed"));
+  const ScaleLayout layout = scale_layout_by_name(r.scale_layout.value_or("linear"));
+  const GroupedRows groups = r.rows_per_expert
+                                 ? GroupedRows::from_counts(io::parse_counts_option("--rows-per-expert", *r.rows_per_expert))
+                                 : GroupedRows::single(rows);
+  if (groups.total_rows != rows) {
+    throw std::invalid_argument("--rows-per-expert: the counts sum to " + std::to_string(groups.total_rows) +
+                                " but --rows is " + std::to_string(rows));
+  }
+
+  // 2. Files, checked before any work.
+  io::OutputBatch files;
+  files.input("--elements", r.elements);
+  files.input("--scales", r.scales);
+  if (r.global) files.input("--global", *r.global);
+  files.output("--output", r.output);
+
+  // 3. Sizes: each input's expected bytes (overflow-checked) against the file.
+  const std::string shape = weights ? "--experts " + std::to_string(experts) + " x --rows " + std::to_string(rows) +
+                                          " x --cols " + std::to_string(cols)
+                                    : "--rows " + std::to_string(rows) + " x --cols " + std::to_string(cols);
+  const std::int64_t block = recipe.block_size;
+  std::int64_t want_elements = 0;
+  if (weights) {
+    if (recipe.element != ElementFormat::kFp4E2M1) {
+      throw std::invalid_argument("--kind weights: needs an E2M1 recipe; '" + recipe_name + "' has 8-bit elements");
+    }
+    // Once E*N*K fits, the library's packed byte count (which also checks the packed axis is even) cannot overflow.
+    io::SizeProduct("--elements values").times(experts, "--experts").times(rows, "--rows").times(cols, "--cols");
+    want_elements = packed_weight_bytes(packing, WeightShape{experts, rows, cols});
+  } else {
+    const std::int64_t per_byte = recipe.element == ElementFormat::kFp4E2M1 ? 2 : 1;
+    want_elements = io::SizeProduct("--elements bytes").times(rows, "--rows").times(
+        io::SizeProduct("row bytes").times(cols, "--cols").ceil_div(per_byte).value(), "bytes per row").value();
+  }
+  const std::int64_t kb = scale_cols(cols, static_cast<int>(block));
+  io::SizeProduct(weights ? "--scales bytes" : "--scales bytes (linear)").times(experts, "--experts").times(rows, "--rows").times(kb, "blocks per row");
+  io::SizeProduct("--output bytes").times(experts, "--experts").times(rows, "--rows").times(cols, "--cols").times(
+      static_cast<std::int64_t>(bytes_of(out_type)), out_dtype + " bytes");
   std::vector<float> s_dec;
-  if (recipe.is_nvfp4()) {
-    if (!r.global) throw std::invalid_argument("--global: required for the NVFP4 recipe '" + r.recipe + "'");
-    const auto bytes = read_raw_file("--global", *r.global);
-    if (bytes.empty() || bytes.size() % 4 != 0) {
-      throw std::invalid_argument("--global: must hold one or more fp32 values, got " + std::to_string(bytes.size()) +
-                                  " bytes");
+  if (r.global) {
+    const auto bytes = io::read_input("--global", *r.global);
+    if (bytes.size() % 4 != 0) {
+      throw std::invalid_argument("--global: '" + *r.global + "' holds " + std::to_string(bytes.size()) +
+                                  " bytes, not a whole number of fp32 values");
     }
     s_dec = widen_to_fp32(WideType::kFp32, bytes);
   }
-  const auto elements = read_raw_file("--elements", r.elements);
-  const auto scales = read_raw_file("--scales", r.scales);
-  std::vector<float> values;
-  std::string shape;
-  if (r.kind == "activations") {
-    if (!r.cols) throw std::invalid_argument("--cols: required for --kind activations");
-    if (!r.rows) throw std::invalid_argument("--rows: required for --kind activations");
-    const std::int64_t cols = parse_int_option("--cols", *r.cols, 1, std::int64_t{1} << 32);
-    const std::int64_t rows = parse_int_option("--rows", *r.rows, 0, std::int64_t{1} << 40);
-    const GroupedRows groups = r.rows_per_expert
-                                   ? GroupedRows::from_counts(parse_counts_option("--rows-per-expert", *r.rows_per_expert))
-                                   : GroupedRows::single(rows);
-    values = dequantize_activations(recipe, elements, scales, rows, cols, scale_layout_by_name(r.scale_layout), groups,
-                                    s_dec);
-    shape = std::to_string(rows) + " x " + std::to_string(cols);
-  } else {
-    if (!r.experts || !r.n || !r.k) throw std::invalid_argument("--experts, --n, --k: required for --kind weights");
-    const WeightShape s{parse_int_option("--experts", *r.experts, 1, std::int64_t{1} << 20),
-                        parse_int_option("--n", *r.n, 1, std::int64_t{1} << 32),
-                        parse_int_option("--k", *r.k, 1, std::int64_t{1} << 32)};
-    values = dequantize_weights(recipe, weight_packing_by_name(r.packing), s, elements, scales, s_dec);
-    shape = std::to_string(s.experts) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k);
-  }
-  write_raw_files({{r.out, narrow_from_fp32(out_type, values)}});
-  out << "dequantized " << r.kind << " " << shape << " with " << recipe.name << " to " << r.out_dtype << "\n";
+  const auto elements = io::read_input("--elements", r.elements);
+  expect_bytes("--elements", r.elements, elements.size(), want_elements, shape);
+  const auto scales = io::read_input("--scales", r.scales);
+  const std::int64_t want_scales = weights ? weight_scale_bytes(recipe, WeightShape{experts, rows, cols})
+                                           : scale_buffer_size(layout, groups, kb);
+  expect_bytes("--scales", r.scales, scales.size(), want_scales, shape + " (" + std::to_string(kb) + " blocks per row)");
+
+  // 4. The model, then the output.
+  std::vector<float> values =
+      weights ? dequantize_weights(recipe, packing, WeightShape{experts, rows, cols}, elements, scales, s_dec)
+              : dequantize_activations(recipe, elements, scales, rows, cols, layout, groups, s_dec);
+  files.set("--output", narrow_from_fp32(out_type, values));
+  files.commit();
+  out << "dequantized " << kind << " " << (weights ? std::to_string(experts) + " x " : std::string()) << rows << " x "
+      << cols << " with " << recipe.name << " to " << out_dtype << "\n";
 }
 
 }  // namespace mxv

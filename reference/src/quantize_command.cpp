@@ -1,75 +1,20 @@
-// `mxv quantize` (issue 3, "CLI"): raw activations -> the block model of quantize.h -> raw
-// outputs, all-or-nothing. Also the option parsing and file helpers both verbs share.
+// `mxv quantize`: raw activations -> the block model of quantize.h -> raw outputs, all or
+// nothing. Order of work: every option is checked and every file declared before the input is
+// read, so a bad option or output path costs nothing and touches nothing.
 #include "mxv/reference/quantize_command.h"
 
-#include <charconv>
-#include <cstdio>
-#include <fstream>
 #include <ostream>
 #include <stdexcept>
 
+#include "mxv/io/checked_size.h"
+#include "mxv/io/input_file.h"
+#include "mxv/io/option_value.h"
+#include "mxv/io/output_files.h"
 #include "mxv/reference/quantize.h"
 #include "mxv/reference/rcp_approx.h"
 #include "mxv/reference/recipe.h"
 
 namespace mxv {
-
-std::int64_t parse_int_option(std::string_view option, std::string_view text, std::int64_t min, std::int64_t max) {
-  std::int64_t v = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    throw std::invalid_argument(std::string(option) + ": '" + std::string(text) + "' is not an integer");
-  }
-  if (v < min || v > max) {
-    throw std::invalid_argument(std::string(option) + ": " + std::to_string(v) + " is outside [" +
-                                std::to_string(min) + ", " + std::to_string(max) + "]");
-  }
-  return v;
-}
-
-std::vector<std::int64_t> parse_counts_option(std::string_view option, std::string_view text) {
-  std::vector<std::int64_t> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    const std::string_view part = text.substr(start, comma == std::string_view::npos ? text.size() - start : comma - start);
-    out.push_back(parse_int_option(option, part, 0, std::int64_t{1} << 40));
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
-  }
-  return out;
-}
-
-std::vector<std::uint8_t> read_raw_file(std::string_view option, const std::string& path) {
-  if (path.empty()) throw std::invalid_argument(std::string(option) + ": a file is required");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(std::string(option) + ": cannot open '" + path + "'");
-  return std::vector<std::uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-void write_raw_files(const std::vector<std::pair<std::string, std::vector<std::uint8_t>>>& files) {
-  std::vector<std::string> temps;
-  auto cleanup = [&temps] {
-    for (const auto& t : temps) std::remove(t.c_str());
-  };
-  for (const auto& [path, bytes] : files) {
-    const std::string tmp = path + ".tmp";
-    temps.push_back(tmp);
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      cleanup();
-      throw std::runtime_error("cannot write '" + tmp + "'");
-    }
-  }
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (std::rename(temps[i].c_str(), files[i].first.c_str()) != 0) {
-      cleanup();
-      throw std::runtime_error("cannot rename '" + temps[i] + "' to '" + files[i].first + "'");
-    }
-  }
-}
 
 std::string_view quantize_file_layouts() {
   return "Files (raw little-endian, row-major, as numpy tofile writes them):\n"
@@ -80,67 +25,86 @@ std::string_view quantize_file_layouts() {
          "  --out-scales    uint8 block scales (E8M0 for mxfp*/ort_qmoe, UE4M3 for nvfp4_*), one per\n"
          "                  (row, block of recipe.block_size along cols), ceil(cols/block) per row.\n"
          "                  linear: [rows, ceil(cols/block)]. swizzled: 128x4 tiles of 512 bytes\n"
-         "                  (SEMANTICS.md section 5), each expert's rows padded to 128, columns to 4;\n"
-         "                  padding bytes 0.\n"
-         "  --out-global    NVFP4: fp32 [G] decode scales s_dec (G = experts with\n"
-         "                  --scale-per-expert, else 1); dequant = e2m1 * ue4m3 * s_dec.\n"
+         "                  (docs/semantics.md, scale layouts), each expert's rows padded to 128,\n"
+         "                  columns to 4; padding bytes 0.\n"
+         "  --out-global    NVFP4 only: fp32 [G] decode scales s_dec (G = experts with\n"
+         "                  --scale-per-expert, else 1); dequant = e2m1 * ue4m3 * s_dec. The same\n"
+         "                  format swiglu-quantize writes and dequantize --global reads.\n"
          "The last block of a row whose cols is not a multiple of the block is zero-padded for its\n"
          "amax. nvfp4_trtllm's rcp.approx table: --rcp-table FILE, else $MXV_RCP_APPROX_TABLE, else\n"
-         "the committed H200 capture golden/captures/rcp_approx_ftz_f32_sm90.bin.\n";
+         "the committed H200 capture golden/captures/rcp_approx_ftz_f32_sm90.bin.\n"
+         "Exit code 2 on bad options or input; then no output file is written.\n";
 }
 
 void run_quantize(const QuantizeRequest& r, std::ostream& out) {
-  const Recipe recipe = Recipe::by_name(r.recipe);
-  const WideType type = wide_type_by_name(r.dtype);
+  // 1. Options: names, then what applies to the recipe.
+  const std::string recipe_name = r.recipe.value_or("nvfp4_te");
+  const Recipe recipe = Recipe::by_name(recipe_name);
+  const std::string dtype_name = r.dtype.value_or("fp32");
+  const WideType type = wide_type_by_name(dtype_name);
   QuantizeOptions o;
-  o.scale_layout = scale_layout_by_name(r.scale_layout);
-  if (r.out_elements.empty()) throw std::invalid_argument("--out-elements: a file is required");
-  if (r.out_scales.empty()) throw std::invalid_argument("--out-scales: a file is required");
-  if (recipe.is_nvfp4() && (!r.out_global || r.out_global->empty())) {
-    throw std::invalid_argument("--out-global: required for the NVFP4 recipe '" + r.recipe + "'");
+  o.scale_layout = scale_layout_by_name(r.scale_layout.value_or("linear"));
+  const std::string mx_why = "to the MX recipe '" + recipe_name + "' (MX has no global scale; NVFP4 recipes only)";
+  io::reject_if_given(!recipe.is_nvfp4() && r.tensor_amax.has_value(), "--tensor-amax", mx_why);
+  io::reject_if_given(!recipe.is_nvfp4() && r.scale_per_expert, "--scale-per-expert", mx_why);
+  io::reject_if_given(!recipe.is_nvfp4() && r.out_global.has_value(), "--out-global", mx_why);
+  io::reject_if_given(recipe.reciprocal != Reciprocal::kRcpApproxTable && r.rcp_table.has_value(), "--rcp-table",
+                      "to '" + recipe_name + "' (only recipes that model rcp.approx read a table: nvfp4_trtllm)");
+  if (recipe.is_nvfp4() && !r.out_global) {
+    throw std::invalid_argument("--out-global: required for the NVFP4 recipe '" + recipe_name + "'");
   }
-  if (r.rows_per_expert) o.group_counts = parse_counts_option("--rows-per-expert", *r.rows_per_expert);
+  if (r.rows_per_expert) o.group_counts = io::parse_counts_option("--rows-per-expert", *r.rows_per_expert);
   o.scale_per_group = r.scale_per_expert;
   if (r.scale_per_expert && !r.rows_per_expert) {
     throw std::invalid_argument("--scale-per-expert: needs --rows-per-expert");
   }
-  if (r.tensor_amax) {
-    float v = 0;
-    const auto [end, ec] = std::from_chars(r.tensor_amax->data(), r.tensor_amax->data() + r.tensor_amax->size(), v);
-    if (ec != std::errc() || end != r.tensor_amax->data() + r.tensor_amax->size()) {
-      throw std::invalid_argument("--tensor-amax: '" + *r.tensor_amax + "' is not a number");
-    }
-    o.tensor_amax = v;
-  }
+  if (r.tensor_amax) o.tensor_amax = io::parse_real_option("--tensor-amax", *r.tensor_amax, io::RealRule::kFiniteNonNegative);
+  if (r.cols.empty()) throw std::invalid_argument("--cols: required (K, elements per row)");
+  const std::int64_t cols = io::parse_int_option("--cols", r.cols, 1, std::int64_t{1} << 32);
+  const std::int64_t given_rows = r.rows ? io::parse_int_option("--rows", *r.rows, 1, std::int64_t{1} << 40) : 0;
+
+  // 2. Files: every output checked against the inputs and each other before any work.
+  io::OutputBatch files;
+  files.input("--input", r.input);
+  if (r.rcp_table) files.input("--rcp-table", *r.rcp_table);
+  files.output("--out-elements", r.out_elements);
+  files.output("--out-scales", r.out_scales);
+  if (r.out_global) files.output("--out-global", *r.out_global);
   std::optional<RcpApproxTable> table;
   if (r.rcp_table) {
     table = RcpApproxTable::load(*r.rcp_table);
     o.rcp_table = &*table;
   }
-  const std::int64_t cols = parse_int_option("--cols", r.cols, 1, std::int64_t{1} << 32);
-  const std::vector<std::uint8_t> input = read_raw_file("--input", r.input);
-  const auto row_bytes = static_cast<std::int64_t>(bytes_of(type)) * cols;
-  if (static_cast<std::int64_t>(input.size()) % row_bytes != 0) {
-    throw std::invalid_argument("--input: " + std::to_string(input.size()) + " bytes is not a whole number of rows of --cols " +
-                                std::to_string(cols) + " " + r.dtype + " values");
+
+  // 3. The input fixes the rows; --rows, when given, must agree.
+  const std::vector<std::uint8_t> input = io::read_input("--input", r.input);
+  const std::int64_t row_bytes = io::SizeProduct("--input row bytes").times(cols, "--cols").times(
+      static_cast<std::int64_t>(bytes_of(type)), dtype_name + " bytes").value();
+  if (input.size() % static_cast<std::size_t>(row_bytes) != 0) {
+    throw std::invalid_argument("--input: '" + r.input + "' holds " + std::to_string(input.size()) +
+                                " bytes, not a whole number of rows of --cols " + std::to_string(cols) + " " +
+                                dtype_name + " values (" + std::to_string(row_bytes) + " bytes per row)");
   }
-  const std::int64_t file_rows = static_cast<std::int64_t>(input.size()) / row_bytes;
-  const std::int64_t rows = r.rows ? parse_int_option("--rows", *r.rows, 0, std::int64_t{1} << 40) : file_rows;
-  if (rows != file_rows) {
-    throw std::invalid_argument("--rows: " + std::to_string(rows) + " but --input holds " + std::to_string(file_rows) +
-                                " rows of " + std::to_string(cols) + " " + r.dtype + " values");
+  const auto rows = static_cast<std::int64_t>(input.size() / static_cast<std::size_t>(row_bytes));
+  if (r.rows && given_rows != rows) {
+    throw std::invalid_argument("--rows: " + std::to_string(given_rows) + " but --input holds " + std::to_string(rows) +
+                                " rows of " + std::to_string(cols) + " " + dtype_name + " values");
   }
-  const QuantizedActivations q = quantize_activations(recipe, type, input, rows, cols, o);
-  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files = {{r.out_elements, q.elements},
-                                                                           {r.out_scales, q.scales}};
-  if (r.out_global && !r.out_global->empty()) {
+
+  // 4. The model, then the outputs.
+  QuantizedActivations q = quantize_activations(recipe, type, input, rows, cols, o);
+  const std::size_t element_bytes = q.elements.size();
+  const std::size_t scale_bytes = q.scales.size();
+  files.set("--out-elements", std::move(q.elements));
+  files.set("--out-scales", std::move(q.scales));
+  if (r.out_global) {
     std::vector<float> s_dec;
     for (const TensorScale& t : q.tensor) s_dec.push_back(t.s_dec);
-    files.emplace_back(*r.out_global, narrow_from_fp32(WideType::kFp32, s_dec));
+    files.set("--out-global", narrow_from_fp32(WideType::kFp32, s_dec));
   }
-  write_raw_files(files);
-  out << "quantized " << rows << " x " << cols << " (" << r.dtype << ") with " << recipe.name << ": "
-      << q.elements.size() << " element bytes, " << q.scales.size() << " scale bytes ("
+  files.commit();
+  out << "quantized " << rows << " x " << cols << " (" << dtype_name << ") with " << recipe.name << ": "
+      << element_bytes << " element bytes, " << scale_bytes << " scale bytes ("
       << to_string(o.scale_layout) << ")";
   if (recipe.is_nvfp4()) out << ", tensor amax " << q.tensor[0].amax << ", s_dec " << q.tensor[0].s_dec;
   out << "\n";

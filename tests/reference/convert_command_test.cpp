@@ -1,4 +1,4 @@
-// Tests of `mxv convert`'s logic (convert_command.h, issue 2 "The mxv convert verb"): raw
+// Tests of `mxv convert`'s logic (convert_command.h): raw
 // little-endian files in and out, decode back, the fp32 sweep's per-chunk SHA-256 lines, and
 // clear errors that leave no partial output file. Expected bytes are written out by hand.
 #include <gtest/gtest.h>
@@ -83,7 +83,7 @@ TEST_F(ConvertCommand, EncodesRawFp32AndDecodesBack) {
   EXPECT_EQ(std::vector<std::uint8_t>(back.begin(), back.begin() + 8),
             (std::vector<std::uint8_t>{0x00, 0x00, 0xA0, 0x3E,     // 0.3125
                                        0x00, 0x00, 0xE0, 0x43}));  // 448
-  d.type = "bf16";
+  d.out_dtype = "bf16";
   d.output = path("back.bf16");
   run_convert(d, os);
   EXPECT_EQ(read(d.output).size(), 12u);
@@ -99,20 +99,20 @@ TEST_F(ConvertCommand, Bf16AndFp16InputsAndDefaultsPerFormat) {
   std::ostringstream os;
   ConvertRequest r;
   r.format = "e8m0";
-  r.type = "bf16";
+  r.dtype = "bf16";
   r.input = path("x.bf16");
   r.output = path("x.e8m0");
   run_convert(r, os);
   EXPECT_EQ(read(r.output), std::vector<std::uint8_t>{0x81});
   r.rounding = "toward-zero";
-  r.type = "fp16";
+  r.dtype = "fp16";
   r.input = path("x.f16");
   run_convert(r, os);
   EXPECT_EQ(read(r.output), std::vector<std::uint8_t>{0x80});
   r = ConvertRequest{};
   r.format = "e8m0";
   r.dialect = "ml_dtypes";  // defaults become nearest (ties up) and none: 3.0 -> 4.0
-  r.type = "fp16";
+  r.dtype = "fp16";
   r.input = path("x.f16");
   r.output = path("y.e8m0");
   run_convert(r, os);
@@ -141,9 +141,9 @@ TEST_F(ConvertCommand, BadRequestsThrowAndLeaveNoOutput) {
       {"bad rounding", req([](ConvertRequest& r) { r.rounding = "nearest"; }), "rounding"},
       {"unsupported mode", req([](ConvertRequest& r) { r.rounding = "up"; }), "not supported"},
       {"bad dialect", req([](ConvertRequest& r) { r.dialect = "jax"; }), "dialect"},
-      {"bad type", req([](ConvertRequest& r) { r.type = "fp8"; }), "--type"},
+      {"bad type", req([](ConvertRequest& r) { r.dtype = "fp8"; }), "--dtype"},
       {"odd size", req([&](ConvertRequest& r) { r.input = path("odd.f32"); }), "multiple"},
-      {"missing input", req([&](ConvertRequest& r) { r.input = path("nope"); }), "cannot open"},
+      {"missing input", req([&](ConvertRequest& r) { r.input = path("nope"); }), "cannot be opened"},
       {"no output", req([](ConvertRequest& r) { r.output.clear(); }), "--output"},
       {"bad code", req([&](ConvertRequest& r) {
          r.format = "e2m1";
@@ -165,7 +165,7 @@ TEST_F(ConvertCommand, BadRequestsThrowAndLeaveNoOutput) {
     }
     EXPECT_FALSE(fs::exists(path("out"))) << c.what << " left an output file";
   }
-  // Nothing but the inputs is left in the directory (no .partial files).
+  // Nothing but the inputs is left in the directory (no temporary files).
   for (const std::string& f : others("")) {
     EXPECT_TRUE(f == "odd.f32" || f == "ok.f32" || f == "codes") << "stray file " << f;
   }

@@ -1,8 +1,8 @@
 // Tests of `mxv swiglu-quantize` (reference/src/swiglu_command.cpp): files in and out through
 // run_swiglu_quantize (the CLI's logic), a hand-derived known answer read back from the files,
 // agreement with the model for bf16 input and grouped rows, and bad input that must throw
-// std::invalid_argument (exit code 2 in the mxv program, checked by the ctest case
-// swiglu_quantize_cli_exit_code) and leave no output file behind.
+// std::invalid_argument (exit code 2 in the mxv program; tests/tools/mxv_cli_test.cpp runs the
+// program itself) and leave no output file behind.
 #include "mxv/reference/swiglu_command.h"
 
 #include <gtest/gtest.h>
@@ -58,12 +58,12 @@ class SwigluCommand : public ::testing::Test {
     SwigluQuantizeRequest r;
     r.input = path(input);
     r.intermediate_size = isize;
-    r.out_codes = path("codes.bin");
+    r.out_elements = path("codes.bin");
     r.out_scales = path("scales.bin");
     r.out_global = path("global.bin");
     return r;
   }
-  // Only the input files are left: no outputs, no .tmp files.
+  // Only the input files are left: no outputs, no temporary files.
   std::size_t files_in_dir() const {
     std::size_t n = 0;
     for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++n;
@@ -96,7 +96,7 @@ TEST_F(SwigluCommand, KnownAnswerThroughFiles) {
   EXPECT_EQ(codes[0], 0x27);  // element 1 (0x2) high nibble, element 0 (0x7) low
   for (std::size_t i = 1; i < 8; ++i) EXPECT_EQ(codes[i], 0x00) << i;
   EXPECT_EQ(read("scales.bin"), std::vector<std::uint8_t>{0x40});
-  EXPECT_EQ(read_floats("global.bin"), (std::vector<float>{2688.0f, 1.0f, 1.0f}));
+  EXPECT_EQ(read_floats("global.bin"), (std::vector<float>{1.0f}));  // s_dec only, as quantize writes it
   const auto act = read_floats("act.f32");
   ASSERT_EQ(act.size(), 16u);
   EXPECT_EQ(act[0], 12.0f);
@@ -118,7 +118,7 @@ TEST_F(SwigluCommand, Bf16GroupedSwizzledMatchesTheModel) {
   req.layout = "interleaved:8";
   req.rows_per_expert = "3,2";
   req.scale_per_expert = true;
-  req.intermediate = "bf16";
+  req.activated_dtype = "bf16";
   std::ostringstream log;
   run_swiglu_quantize(req, log);
 
@@ -134,10 +134,12 @@ TEST_F(SwigluCommand, Bf16GroupedSwizzledMatchesTheModel) {
   EXPECT_EQ(read("scales.bin"), model.quantized.scales);
   EXPECT_EQ(read("scales.bin").size(), 2u * 128u * 4u);  // two experts, each padded to 128 rows
   const auto global = read_floats("global.bin");
-  ASSERT_EQ(global.size(), 6u);
-  EXPECT_EQ(global[2], model.quantized.tensor[0].s_dec);
-  EXPECT_EQ(global[5], model.quantized.tensor[1].s_dec);
-  // The unfused pair writes the same bytes (fused with a bf16 intermediate == unfused).
+  ASSERT_EQ(global.size(), 2u);
+  EXPECT_EQ(global[0], model.quantized.tensor[0].s_dec);
+  EXPECT_EQ(global[1], model.quantized.tensor[1].s_dec);
+  // The unfused pair writes the same bytes (fused with a bf16 intermediate == unfused); it
+  // refuses --activated-dtype, which it does not use.
+  req.activated_dtype.reset();
   req.unfused = true;
   run_swiglu_quantize(req, log);
   EXPECT_EQ(read("codes.bin"), model.quantized.elements);
@@ -172,16 +174,21 @@ TEST_F(SwigluCommand, BadInputThrowsAndWritesNothing) {
       {"MX recipe", [](SwigluQuantizeRequest& r) { r.recipe = "mxfp4_ocp"; }},
       {"unknown recipe", [](SwigluQuantizeRequest& r) { r.recipe = "nvfp5"; }},
       {"bad dtype", [](SwigluQuantizeRequest& r) { r.dtype = "fp16"; }},
-      {"bad intermediate", [](SwigluQuantizeRequest& r) { r.intermediate = "fp8"; }},
+      {"bad intermediate", [](SwigluQuantizeRequest& r) { r.activated_dtype = "fp8"; }},
       {"counts do not sum", [](SwigluQuantizeRequest& r) { r.rows_per_expert = "1,2"; }},
       {"negative count", [](SwigluQuantizeRequest& r) { r.rows_per_expert = "3,-1"; }},
       {"empty count", [](SwigluQuantizeRequest& r) { r.rows_per_expert = "1,,1"; }},
       {"per expert without experts", [](SwigluQuantizeRequest& r) { r.scale_per_expert = true; }},
       {"bad scale layout", [](SwigluQuantizeRequest& r) { r.scale_layout = "tiled"; }},
       {"negative tensor amax", [](SwigluQuantizeRequest& r) { r.tensor_amax = "-3"; }},
+      {"NaN tensor amax", [](SwigluQuantizeRequest& r) { r.tensor_amax = "nan"; }},
+      {"unfused with --activated-dtype", [](SwigluQuantizeRequest& r) {
+         r.unfused = true;
+         r.activated_dtype = "bf16";
+       }},
       {"missing input", [](SwigluQuantizeRequest& r) { r.input += ".missing"; }},
-      {"output twice", [](SwigluQuantizeRequest& r) { r.out_global = r.out_codes; }},
-      {"output is the input", [](SwigluQuantizeRequest& r) { r.out_codes = r.input; }},
+      {"output twice", [](SwigluQuantizeRequest& r) { r.out_global = r.out_elements; }},
+      {"output is the input", [](SwigluQuantizeRequest& r) { r.out_elements = r.input; }},
       {"missing output", [](SwigluQuantizeRequest& r) { r.out_scales.clear(); }},
   };
   for (const Case& c : cases) {
@@ -199,7 +206,7 @@ TEST_F(SwigluCommand, BadInputThrowsAndWritesNothing) {
 
 TEST_F(SwigluCommand, HelpDocumentsEveryFile) {
   const std::string_view help = swiglu_quantize_file_layouts();
-  for (const char* option : {"--input", "--out-codes", "--out-scales", "--out-global", "--out-activated"}) {
+  for (const char* option : {"--input", "--out-elements", "--out-scales", "--out-global", "--out-activated"}) {
     EXPECT_NE(help.find(option), std::string_view::npos) << option;
   }
 }

@@ -11,7 +11,8 @@
 // recorded from the backend's launch log and, where the catalogue states the gate's answer, checked.
 //
 // Files: verify_cases.cpp (catalogue + input generator), verify_run.cpp (one case on one backend),
-// verify_report.cpp (the whole run: backends, table, totals, JSON).
+// verify_session.cpp (the whole run: usage, backends, progress, verdict), verify_report.cpp (case
+// table, summary per kernel x backend, what was not run, legend, JSON).
 #pragma once
 
 #include <array>
@@ -38,7 +39,7 @@ namespace mxv::golden {
 enum class VerifyKernel : std::uint8_t { kConvert, kDequantize, kQuantize, kSwigluQuantize };
 inline constexpr std::array<VerifyKernel, 4> kAllVerifyKernels = {VerifyKernel::kConvert, VerifyKernel::kDequantize,
                                                                    VerifyKernel::kQuantize, VerifyKernel::kSwigluQuantize};
-/// "convert", "dequantize", "quantize", "swiglu_quantize".
+/// "convert", "dequantize", "quantize", "swiglu-quantize" (the verb names).
 std::string_view to_string(VerifyKernel k);
 /// The kernel called `name`; throws std::invalid_argument listing the valid names.
 VerifyKernel verify_kernel_by_name(std::string_view name);
@@ -120,9 +121,11 @@ inline constexpr std::uint64_t kDefaultVerifySeed = 20250501;
 
 struct VerifyOptions {
   std::string backend = "auto";  ///< auto | cuda | emulated
-  std::string kernel = "all";    ///< convert | dequantize | quantize | swiglu_quantize | all
+  std::string kernel = "all";    ///< convert | dequantize | quantize | swiglu-quantize | all
   bool quick = false;
-  std::string json_path;  ///< write a JSON report here when non-empty
+  std::string require_backend;  ///< "cuda" / "emulated": a usage error (exit 2) when it is unavailable
+  bool all_cases = false;       ///< print every case, not only the failing ones
+  std::string json_path;  ///< write a JSON report here when non-empty ("-": the output stream, the text to `err`)
   std::uint64_t seed = kDefaultVerifySeed;
   bool progress = false;  ///< progress lines on the error stream (the CLI sets it for a terminal)
   OutputTamper tamper;    ///< test hook (planted bugs)
@@ -133,9 +136,10 @@ struct VerifyRun {
   std::vector<CaseResult> results;
 };
 
-/// The whole verb: resolves backends (printing which were skipped and why), runs the catalogue on
-/// each, prints the table, per-backend totals and the first failure's full report to `out`; errors
-/// and progress go to `err`.
+/// The whole verb: checks usage (exit 2 before any case runs), resolves backends (printing which
+/// were skipped and why), runs the catalogue on each, prints the failing cases, the summary per
+/// kernel x backend, what was not run, a legend and the first failure's full report to `out`;
+/// errors and progress go to `err`.
 VerifyRun run_verify(const VerifyOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace mxv::golden

@@ -1,8 +1,8 @@
-// The logic of `mxv convert` (issue 2, "The mxv convert verb"): raw little-endian files of fp32,
-// bf16 or fp16 values -> one code per byte (and back with decode), and the exhaustive fp32 sweep
-// that prints one SHA-256 per chunk of 2^24 bit patterns. tools/ only parses the options
-// (convert_cli.h); everything here throws std::invalid_argument / std::runtime_error with a
-// message naming the option or file, and never leaves a partial output file behind.
+// The logic of `mxv convert`: raw little-endian files of fp32, bf16 or fp16 values -> one code
+// per byte (and back with decode), and the exhaustive fp32 sweep that prints one SHA-256 per
+// chunk of 2^24 bit patterns. tools/ registers the options (docs/cli.md); everything here throws
+// std::invalid_argument / std::runtime_error with a message naming the option or file, and never
+// leaves a partial output file behind (mxv::io::OutputBatch).
 #pragma once
 
 #include <array>
@@ -20,14 +20,15 @@ struct ConvertRequest {
   std::optional<std::string> rounding;    // default: the first the mode supports of
                                           // nearest-even, up, toward-zero
   std::optional<std::string> saturation;  // default: finite if supported, else none
-  std::string dialect = "cuda";           // cuda | ml_dtypes | torch
-  std::string type = "fp32";              // fp32 | bf16 | fp16: input (encode) / output (decode)
-  bool decode = false;                    // codes in, `type` values out
+  std::optional<std::string> dialect;     // cuda (default) | ml_dtypes | torch
+  std::optional<std::string> dtype;       // encode: fp32 (default) | bf16 | fp16 input values
+  std::optional<std::string> out_dtype;   // decode: fp32 (default) | bf16 | fp16 output values
+  bool decode = false;                    // codes in, --out-dtype values out
   std::string input;                      // file paths (not with --sweep)
   std::string output;
   std::string sweep;                      // "fp32": all 2^32 fp32 patterns (needs digest)
   bool digest = false;
-  std::string chunks = "0:256";           // LO:HI, chunks LO..HI-1 of 2^24 patterns each
+  std::optional<std::string> chunks;      // LO:HI (default 0:256), chunks LO..HI-1 of 2^24 patterns
   bool progress = false;                  // progress on stderr (the CLI sets it for a terminal)
 };
 

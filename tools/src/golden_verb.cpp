@@ -1,8 +1,7 @@
-// Registers `mxv golden regen|check|template|describe|diff` with the CLI11 program in main.cpp:
-// option parsing only; each verb's logic is in golden/ (golden_tool.h), the file schema in
-// docs/golden-files.md.
-#pragma once
-
+// `mxv golden regen|check|template|describe|diff`: options only; each verb's logic is in golden/
+// (golden_tool.h), the file schema in docs/golden-files.md. Exit codes (golden_tool.h): 0
+// success, 1 a verification result (changes found, a case failed, files differ), 2 bad usage or
+// a bad file.
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <iostream>
@@ -10,35 +9,34 @@
 #include <string>
 #include <vector>
 
+#include "mxv/cli/verbs.h"
 #include "mxv/golden/golden_tool.h"
 
-namespace mxv {
+namespace mxv::cli {
 
-namespace golden_cli_detail {
+namespace {
 
 /// The verb's exit code: main() maps exceptions to 2, so a verdict leaves directly.
-inline void finish(int code) {
+void finish(int code) {
   std::cout.flush();
   std::cerr.flush();
   if (code != 0) std::exit(code);
 }
 
 /// "mxv golden regen --check": the command as typed, without the program's own path.
-inline std::string command_line(int argc, char** argv) {
+std::string command_line(int argc, char** argv) {
   std::string s = "mxv";
   for (int i = 1; i < argc; ++i) s += std::string(" ") + argv[i];
   return s;
 }
 
-}  // namespace golden_cli_detail
+}  // namespace
 
-/// Adds `golden` and its verbs. Exit codes (golden_tool.h): 0 success, 1 a verification result
-/// (changes found, a case failed, files differ), 2 bad usage or a bad file.
-inline void add_golden_command(CLI::App& app, int argc, char** argv) {
+void add_golden_verb(CLI::App& app, int argc, char** argv) {
   CLI::App* golden = app.add_subcommand(
       "golden", "HDF5 golden files: committed expectations with provenance (schema: docs/golden-files.md)");
   golden->require_subcommand(1);
-  const std::string cmdline = golden_cli_detail::command_line(argc, argv);
+  const std::string cmdline = command_line(argc, argv);
 
   auto regen = std::make_shared<golden::RegenOptions>();
   regen->command_line = cmdline;
@@ -48,7 +46,7 @@ inline void add_golden_command(CLI::App& app, int argc, char** argv) {
   r->add_option("FILE", regen->files,
                 "files to regenerate (default: the committed set golden/*.h5); the name's stem is the family: codes, "
                 "quantize, dequantize, swiglu");
-  r->callback([regen] { golden_cli_detail::finish(golden::run_regen(*regen, std::cout, std::cerr)); });
+  r->callback([regen] { finish(golden::run_regen(*regen, std::cout, std::cerr)); });
 
   auto check = std::make_shared<golden::CheckOptions>();
   CLI::App* c = golden->add_subcommand(
@@ -61,7 +59,7 @@ inline void add_golden_command(CLI::App& app, int argc, char** argv) {
                 "a file written by `mxv golden template` whose outputs another implementation filled in");
   c->add_option("--max-listed", check->max_listed, "mismatches listed per failing output")->capture_default_str();
   c->add_option("FILE", check->files, "golden files (default: the committed set golden/*.h5)");
-  c->callback([check] { golden_cli_detail::finish(golden::run_check(*check, std::cout, std::cerr)); });
+  c->callback([check] { finish(golden::run_check(*check, std::cout, std::cerr)); });
 
   auto tmpl = std::make_shared<golden::TemplateOptions>();
   tmpl->command_line = cmdline;
@@ -69,20 +67,20 @@ inline void add_golden_command(CLI::App& app, int argc, char** argv) {
       "template", "Write a candidate file: the cases' inputs and empty outputs of the right shape and dtype");
   t->add_option("--case", tmpl->cases, "case names or shell patterns (quantize.nvfp4_te.*)")->required();
   t->add_option("-o,--output", tmpl->output, "the candidate file to write")->required();
-  t->callback([tmpl] { golden_cli_detail::finish(golden::run_template(*tmpl, std::cout, std::cerr)); });
+  t->callback([tmpl] { finish(golden::run_template(*tmpl, std::cout, std::cerr)); });
 
   auto describe_file = std::make_shared<std::string>();
   CLI::App* d = golden->add_subcommand("describe", "List a file's provenance and cases (recipes, shapes, datasets)");
   d->add_option("FILE", *describe_file, "a golden or candidate file")->required();
-  d->callback([describe_file] { golden_cli_detail::finish(golden::run_describe(*describe_file, std::cout, std::cerr)); });
+  d->callback([describe_file] { finish(golden::run_describe(*describe_file, std::cout, std::cerr)); });
 
   auto diff_files = std::make_shared<std::vector<std::string>>();
   CLI::App* df = golden->add_subcommand(
       "diff", "Compare two golden files per case and dataset, with the classified report where outputs differ");
   df->add_option("A B", *diff_files, "the two files")->required()->expected(2);
   df->callback([diff_files] {
-    golden_cli_detail::finish(golden::run_diff(diff_files->at(0), diff_files->at(1), std::cout, std::cerr));
+    finish(golden::run_diff(diff_files->at(0), diff_files->at(1), std::cout, std::cerr));
   });
 }
 
-}  // namespace mxv
+}  // namespace mxv::cli

@@ -1,0 +1,166 @@
+// Tests of OutputBatch (tools/include/mxv/io/output_files.h): all-or-nothing writes with
+// unique temporary names, clashes by inode and by normalised path, folder checks, mode from the
+// umask, and nothing left behind on failure.
+#include "mxv/io/output_files.h"
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mxv::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+class OutputBatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("mxv_outputs_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
+    fs::remove_all(dir_);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  void write(const std::string& name, const std::string& bytes) const {
+    std::ofstream(path(name), std::ios::binary) << bytes;
+  }
+  std::string read(const std::string& name) const {
+    std::ifstream in(path(name), std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  std::set<std::string> names() const {
+    std::set<std::string> s;
+    for (const auto& e : fs::directory_iterator(dir_)) s.insert(e.path().filename().string());
+    return s;
+  }
+  static std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
+  // The message of the std::invalid_argument `f` throws ("" if none).
+  template <class F>
+  static std::string refusal(F f) {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  }
+  fs::path dir_;
+};
+
+TEST_F(OutputBatchTest, WritesEveryOutputAndNothingElse) {
+  write("old.bin", "old");
+  OutputBatch b;
+  b.output("--a", path("a.bin"));
+  b.output("--b", path("old.bin"));
+  b.set("--a", bytes("AAAA"));
+  b.set("--b", bytes("new"));
+  b.commit();
+  EXPECT_EQ(read("a.bin"), "AAAA");
+  EXPECT_EQ(read("old.bin"), "new");
+  EXPECT_EQ(names(), (std::set<std::string>{"a.bin", "old.bin"}));
+}
+
+TEST_F(OutputBatchTest, ModeIs0666MaskedByTheUmask) {
+  const mode_t old = ::umask(027);
+  OutputBatch b;
+  b.output("--a", path("a.bin"));
+  b.set("--a", bytes("x"));
+  b.commit();
+  ::umask(old);
+  struct stat st {};
+  ASSERT_EQ(::stat(path("a.bin").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+}
+
+TEST_F(OutputBatchTest, RefusesAnOutputThatIsAnInputByPathOrByInode) {
+  write("in.bin", "input");
+  fs::create_hard_link(path("in.bin"), path("link.bin"));
+  fs::create_symlink(path("in.bin"), path("sym.bin"));
+  for (const std::string& out : {path("in.bin"), dir_.string() + "/./in.bin", path("link.bin"), path("sym.bin"),
+                                 dir_.string() + "/../" + dir_.filename().string() + "/in.bin"}) {
+    OutputBatch b;
+    b.input("--input", path("in.bin"));
+    const std::string why = refusal([&] { b.output("--out", out); });
+    EXPECT_NE(why.find("is also the input --input"), std::string::npos) << out << ": " << why;
+  }
+  EXPECT_EQ(read("in.bin"), "input");
+}
+
+TEST_F(OutputBatchTest, RefusesTwoOutputsNamingOneFileEvenWhenItDoesNotExistYet) {
+  OutputBatch b;
+  b.output("--out-elements", path("out.e"));
+  fs::create_directory(path("sub"));
+  const std::string why = refusal([&] { b.output("--out-scales", dir_.string() + "/sub/.././out.e"); });
+  // out.e does not exist, so the paths are compared normalised; both name out.e.
+  EXPECT_NE(why.find("is also the output --out-elements"), std::string::npos) << why;
+  EXPECT_EQ(names(), std::set<std::string>{"sub"});
+}
+
+TEST_F(OutputBatchTest, RefusesDirectoriesDevicesMissingFoldersAndEmptyNames) {
+  fs::create_directory(path("d"));
+  EXPECT_NE(refusal([&] { OutputBatch().output("--o", path("d")); }).find("is a directory"), std::string::npos);
+  EXPECT_NE(refusal([&] { OutputBatch().output("--o", "/dev/null"); }).find("not a regular file"), std::string::npos);
+  EXPECT_NE(refusal([&] { OutputBatch().output("--o", path("none/x")); }).find("No such file"), std::string::npos);
+  EXPECT_NE(refusal([&] { OutputBatch().output("--o", ""); }).find("a file is required"), std::string::npos);
+}
+
+TEST_F(OutputBatchTest, UncommittedOrFailedBatchLeavesNoFileAndKeepsOldContents) {
+  write("keep.bin", "keep");
+  write("keep.bin.tmp", "mine");  // a user's file with the name a naive writer would use
+  {
+    OutputBatch b;
+    b.output("--a", path("keep.bin"));
+    b.set("--a", bytes("replaced"));
+  }  // destroyed without commit
+  EXPECT_EQ(read("keep.bin"), "keep");
+  EXPECT_EQ(read("keep.bin.tmp"), "mine");
+  EXPECT_EQ(names(), (std::set<std::string>{"keep.bin", "keep.bin.tmp"}));
+  // A write that fails half way (a file-size limit of 8 bytes, which binds root too: the second
+  // output is larger): the first output, already staged, is removed; the old file is intact.
+  struct rlimit old {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit small = old;
+  small.rlim_cur = 8;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  OutputBatch b;
+  b.output("--a", path("keep.bin"));
+  b.output("--b", path("big.bin"));
+  b.set("--a", bytes("new"));
+  b.set("--b", bytes("more than eight bytes"));
+  std::string why;
+  try {
+    b.commit();
+  } catch (const std::runtime_error& e) {
+    why = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(why.find("--b: '" + path("big.bin") + "' cannot be written: File too large"), std::string::npos) << why;
+  EXPECT_EQ(read("keep.bin"), "keep");
+  EXPECT_EQ(names(), (std::set<std::string>{"keep.bin", "keep.bin.tmp"}));
+}
+
+TEST_F(OutputBatchTest, CommitWithoutBytesIsAProgrammingError) {
+  OutputBatch b;
+  b.output("--a", path("a.bin"));
+  EXPECT_THROW(b.commit(), std::logic_error);
+  EXPECT_TRUE(names().empty());
+}
+
+}  // namespace
+}  // namespace mxv::io

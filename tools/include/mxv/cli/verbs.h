@@ -1,0 +1,19 @@
+// The verbs of the `mxv` program. Each add_*_verb registers one subcommand's options (through
+// vocabulary.h) and a callback that runs the verb's logic from its library; nothing else lives
+// in tools/. A new verb adds one function here, one file in tools/src and one line in
+// program.cpp's verb table.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace mxv::cli {
+
+void add_convert_verb(CLI::App& app);
+void add_quantize_verb(CLI::App& app);
+void add_dequantize_verb(CLI::App& app);
+void add_swiglu_quantize_verb(CLI::App& app);
+void add_verify_verb(CLI::App& app);
+/// `golden` records the command line as typed in the files it writes, hence argc / argv.
+void add_golden_verb(CLI::App& app, int argc, char** argv);
+
+}  // namespace mxv::cli

@@ -1,0 +1,86 @@
+// The option vocabulary every `mxv` verb shares (docs/cli.md, "Vocabulary"): one name, one
+// value type and one help text per concept, registered through these functions so that two
+// verbs cannot drift apart (`--dtype` everywhere, never `--type`; `-o,--output` everywhere,
+// never `--out`). Values stay the text the user typed: the verb's logic parses it through
+// mxv::io::parse_*_option and names the option in any error. An option that is not given
+// stays std::nullopt, so a verb can refuse an option that does not apply.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+namespace mxv::cli {
+
+/// The value-type names shown in --help.
+inline constexpr const char* kFile = "FILE";
+inline constexpr const char* kInt = "INT";
+inline constexpr const char* kReal = "FLOAT";
+inline constexpr const char* kName = "NAME";
+inline constexpr const char* kCounts = "INT,INT,...";
+
+/// One option holding text, shown in --help as `type_name`; `dest` is std::string (empty when
+/// not given) or std::optional<std::string>.
+template <class Dest>
+CLI::Option* add_text(CLI::App& cmd, const std::string& names, Dest& dest, const std::string& help, const char* type_name) {
+  return cmd.add_option(names, dest, help)->type_name(type_name);
+}
+
+// ---- files ----
+inline CLI::Option* add_input(CLI::App& cmd, std::string& dest, const std::string& what) {
+  return add_text(cmd, "-i,--input", dest, what + " (required; a file or a pipe)", kFile);
+}
+inline CLI::Option* add_output(CLI::App& cmd, std::string& dest, const std::string& what) {
+  return add_text(cmd, "-o,--output", dest, what + " (required; written whole or not at all)", kFile);
+}
+
+// ---- element types ----
+template <class Dest>
+CLI::Option* add_dtype(CLI::App& cmd, Dest& dest, const std::string& choices, const std::string& what) {
+  return add_text(cmd, "--dtype", dest, choices + ": " + what + " (default fp32)", kName);
+}
+template <class Dest>
+CLI::Option* add_out_dtype(CLI::App& cmd, Dest& dest, const std::string& what) {
+  return add_text(cmd, "--out-dtype", dest, "fp32 | bf16 | fp16: " + what + " (default fp32)", kName);
+}
+
+// ---- shapes: every matrix is --rows x --cols ----
+template <class Dest>
+CLI::Option* add_rows(CLI::App& cmd, Dest& dest, const std::string& what) {
+  return add_text(cmd, "-M,--rows", dest, what, kInt);
+}
+template <class Dest>
+CLI::Option* add_cols(CLI::App& cmd, Dest& dest, const std::string& what) {
+  return add_text(cmd, "-K,--cols", dest, what, kInt);
+}
+inline CLI::Option* add_rows_per_expert(CLI::App& cmd, std::optional<std::string>& dest) {
+  return add_text(cmd, "--rows-per-expert", dest, "grouped (MoE) rows: the row count of each expert, summing to --rows",
+                  kCounts);
+}
+
+// ---- recipes and scales ----
+inline CLI::Option* add_recipe(CLI::App& cmd, std::optional<std::string>& dest, const std::string& choices) {
+  return add_text(cmd, "--recipe", dest, choices + " (default nvfp4_te)", kName);
+}
+inline CLI::Option* add_scale_layout(CLI::App& cmd, std::optional<std::string>& dest, const std::string& default_name) {
+  return add_text(cmd, "--scale-layout", dest, "linear | swizzled (128x4 tiles) (default " + default_name + ")", kName);
+}
+inline CLI::Option* add_scale_per_expert(CLI::App& cmd, bool& dest) {
+  return cmd.add_flag("--scale-per-expert", dest, "NVFP4: one global scale per expert (needs --rows-per-expert)");
+}
+inline CLI::Option* add_tensor_amax(CLI::App& cmd, std::optional<std::string>& dest, const std::string& fallback) {
+  return add_text(cmd, "--tensor-amax", dest, "NVFP4: the tensor amax to use, finite and >= 0 (default " + fallback + ")",
+                  kReal);
+}
+
+// ---- quantized outputs and their inputs: the same names in and out ----
+inline void add_quantized_outputs(CLI::App& cmd, std::string& elements, std::string& scales) {
+  add_text(cmd, "--out-elements", elements, "packed elements (required)", kFile);
+  add_text(cmd, "--out-scales", scales, "block scales (required)", kFile);
+}
+template <class Dest>
+CLI::Option* add_out_global(CLI::App& cmd, Dest& dest) {
+  return add_text(cmd, "--out-global", dest, "NVFP4 only (required there): fp32 [G] decode scales s_dec", kFile);
+}
+
+}  // namespace mxv::cli

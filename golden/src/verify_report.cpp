@@ -22,12 +22,6 @@ std::string pad(std::string s, std::size_t w) {
   return s;
 }
 
-std::string seconds_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", s);
-  return buf;
-}
-
 // Prints `rows` (the first is the header) as columns; `right` marks right-aligned columns.
 void print_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
   std::vector<std::size_t> w(rows.front().size(), 0);
@@ -66,6 +60,12 @@ std::string classes_text(const std::array<std::size_t, check::kMismatchClassCoun
 }
 
 }  // namespace
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
 
 void print_case_table(std::ostream& out, const std::vector<const CaseResult*>& rows) {
   std::vector<std::vector<std::string>> cells;

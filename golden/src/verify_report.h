@@ -17,6 +17,9 @@ struct NotRun {
   std::string why;
 };
 
+/// "12.3 s".
+std::string seconds_text(double seconds);
+
 /// One line per case: kernel, preset, dtype, shape, backend, variant, bytes, result.
 void print_case_table(std::ostream& out, const std::vector<const CaseResult*>& rows);
 /// Cases, passed, failed, mismatches by class and time per kernel x backend, and per backend

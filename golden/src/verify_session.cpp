@@ -26,12 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-std::string seconds_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", s);
-  return buf;
-}
-
 // The availability reason in a user's words: a machine without a GPU is not a driver fault.
 std::string plain_reason(const std::string& r) {
   if (r.find("InsufficientDriver") != std::string::npos || r.find("NoDevice") != std::string::npos ||
@@ -113,7 +107,7 @@ VerifyRun run_verify(const VerifyOptions& o, std::ostream& out_stream, std::ostr
       for (; i < cases.size() && cases[i].kernel == k; ++i, ++n) {
         const VerifyCase& c = cases[i];
         if (o.progress) {
-          err << "\r\033[K[" << run.results.size() + 1 << "/" << total << "] " << seconds_text(since(t0)) << "  "
+          err << "\r\033[K[" << run.results.size() + 1 << "/" << total << "] " << report::seconds_text(since(t0)) << "  "
               << b->name() << " " << to_string(c.kernel) << " " << c.preset << " " << c.dtype_label() << " " << c.shape()
               << std::flush;
         }
@@ -122,8 +116,8 @@ VerifyRun run_verify(const VerifyOptions& o, std::ostream& out_stream, std::ostr
       }
       if (!o.progress) {
         err << "mxv verify: " << b->name() << " " << to_string(k) << ": " << n << " cases, " << failed << " failed, "
-            << seconds_text(since(kernel_t0)) << " (" << run.results.size() << "/" << total << " done, "
-            << seconds_text(since(t0)) << " elapsed)\n"
+            << report::seconds_text(since(kernel_t0)) << " (" << run.results.size() << "/" << total << " done, "
+            << report::seconds_text(since(t0)) << " elapsed)\n"
             << std::flush;
       }
     }
@@ -159,7 +153,7 @@ VerifyRun run_verify(const VerifyOptions& o, std::ostream& out_stream, std::ostr
       << run.results.size() << " cases passed on";
   for (const std::string& b : backend_names) out << " " << b;
   if (backends.size() == 1 && backend_names.front() == "emulated") out << " only (the GPU was not tested)";
-  out << "; " << seconds_text(since(t0)) << "\n";
+  out << "; " << report::seconds_text(since(t0)) << "\n";
 
   // ---- JSON ----
   if (!o.json_path.empty()) {

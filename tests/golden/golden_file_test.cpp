@@ -239,5 +239,26 @@ TEST_F(GoldenFileTest, RegenCheckListsForeignCasesAndRejectsADirectory) {
   EXPECT_NE(err2.str().find("is a directory"), std::string::npos) << err2.str();
 }
 
+TEST_F(GoldenFileTest, AFuzzerSavesOneCaseAndCheckReplaysIt) {
+  // The API of golden_case.h's header comment, as `mxv fuzz --save-failure` uses it.
+  CaseParams p;
+  p.op = Op::kQuantize;
+  p.recipe = Recipe::nvfp4_te();
+  p.rows = 3;
+  p.cols = 32;
+  const std::vector<float> x = quantize_inputs(p.recipe, 3, 32, 42, false);
+  const GoldenCase c = make_case("fuzz.quantize.seed-42", p, {input_dataset(p, "x", narrow_from_fp32(WideType::kFp32, x))},
+                                 "what the fuzzer found");
+  const std::string failure = path("failure.h5");
+  write_golden_file(failure, Provenance::current("mxv fuzz", "mxv fuzz --seed 42", 42), {c});
+  CheckOptions o;
+  o.backend = "emulated";
+  o.files = {failure};
+  std::ostringstream out, err;
+  EXPECT_EQ(run_check(o, out, err), 0) << out.str() << err.str();
+  EXPECT_NE(out.str().find("1 passed, 0 failed"), std::string::npos) << out.str();
+  EXPECT_EQ(read_golden_file(failure).provenance.generator, "mxv fuzz");
+}
+
 }  // namespace
 }  // namespace mxv::golden

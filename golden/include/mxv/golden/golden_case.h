@@ -5,7 +5,8 @@
 // Writing a case from C++ (a fuzzer saving a failure, a test pinning an input):
 //
 //   mxv::golden::GoldenCase c = mxv::golden::make_case("fuzz/quantize/seed-42", params, {input});
-//   mxv::golden::write_golden_file("failure.h5", mxv::golden::Provenance::current("fuzz", seed), {c});
+//   mxv::golden::write_golden_file("failure.h5",
+//       mxv::golden::Provenance::current("mxv fuzz", "mxv fuzz --seed 42", 42), {c});
 //
 // make_case computes the expected outputs with the reference (reference_outputs below), so a case
 // is always self-consistent; `mxv golden check failure.h5` then replays it on every backend.

@@ -52,7 +52,7 @@ std::string reference_model_identity();
 
 /// Writes `cases` (golden: inputs + expected; candidate: inputs + outputs filled with
 /// kCandidateFill) atomically: `path` is replaced only when the whole file is written.
-void write_golden_file(const std::string& path, const Provenance& provenance, std::span<const GoldenCase> cases);
+void write_golden_file(const std::string& path, const Provenance& provenance, const std::vector<GoldenCase>& cases);
 
 struct GoldenFile {
   std::string path;

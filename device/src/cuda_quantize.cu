@@ -17,14 +17,25 @@ __global__ void __launch_bounds__(kAmaxBlockThreads) amax_kernel(const AmaxParam
   amax_body(ctx, p);
 }
 
-// One wrapper per variant and input type, so each compiles to straight-line code.
-__global__ void __launch_bounds__(kQuantizeBlockThreads) quantize_vector_f32_kernel(const QuantizeParams p) {
+// One wrapper per variant, scheme and input type, so each compiles to straight-line code.
+template <qrules::Scheme kScheme, bool kBf16, class Index>
+__global__ void __launch_bounds__(kQuantizeBlockThreads) quantize_vector_kernel(const QuantizeParams p) {
   CudaCtx ctx;
-  quantize_vector_body<4>(ctx, p);
+  quantize_vector_body<kScheme, kBf16, Index>(ctx, p);
 }
-__global__ void __launch_bounds__(kQuantizeBlockThreads) quantize_vector_bf16_kernel(const QuantizeParams p) {
-  CudaCtx ctx;
-  quantize_vector_body<8>(ctx, p);
+
+/// The vector kernel instantiation for a runtime input type and index width.
+template <qrules::Scheme kScheme>
+void launch_quantize_vector(dim3 g, dim3 b, std::size_t smem, cudaStream_t s, const QuantizeParams& p) {
+  if (p.input_bf16 && p.narrow_index) {
+    quantize_vector_kernel<kScheme, true, std::uint32_t><<<g, b, smem, s>>>(p);
+  } else if (p.input_bf16) {
+    quantize_vector_kernel<kScheme, true, std::uint64_t><<<g, b, smem, s>>>(p);
+  } else if (p.narrow_index) {
+    quantize_vector_kernel<kScheme, false, std::uint32_t><<<g, b, smem, s>>>(p);
+  } else {
+    quantize_vector_kernel<kScheme, false, std::uint64_t><<<g, b, smem, s>>>(p);
+  }
 }
 __global__ void __launch_bounds__(kQuantizeBlockThreads) quantize_scalar_kernel(const QuantizeParams p) {
   CudaCtx ctx;
@@ -53,12 +64,15 @@ void CudaBackend::launch_quantize(const LaunchPlan& plan, const QuantizeParams& 
   note_launch(plan);
   const auto s = static_cast<cudaStream_t>(stream());
   const dim3 g = to_dim3(plan.grid), b = to_dim3(plan.block);
+  using qrules::Scheme;
   if (!vector) {
     quantize_scalar_kernel<<<g, b, plan.dynamic_smem_bytes, s>>>(p);
-  } else if (p.input_bf16) {
-    quantize_vector_bf16_kernel<<<g, b, plan.dynamic_smem_bytes, s>>>(p);
+  } else if (p.scheme == Scheme::kNvfp4Te) {
+    launch_quantize_vector<Scheme::kNvfp4Te>(g, b, plan.dynamic_smem_bytes, s, p);
+  } else if (p.scheme == Scheme::kMxfp4Nvidia) {
+    launch_quantize_vector<Scheme::kMxfp4Nvidia>(g, b, plan.dynamic_smem_bytes, s, p);
   } else {
-    quantize_vector_f32_kernel<<<g, b, plan.dynamic_smem_bytes, s>>>(p);
+    launch_quantize_vector<Scheme::kMxfp4Ocp>(g, b, plan.dynamic_smem_bytes, s, p);
   }
   check_launch(plan);
 }

@@ -151,13 +151,18 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
   q.variant = cols % block == 0 ? QuantizeVariant::kVector : QuantizeVariant::kScalar;
   plan.quantize_launch.block = {kQuantizeBlockThreads, 1, 1};
   if (q.variant == QuantizeVariant::kVector) {
-    const std::uint64_t lanes = block / (bf16 ? 8u : 4u);
     plan.quantize_launch.kernel = "quantize_vector";
-    // Each thread walks about kVectorsPerThread lane vectors (4 steps of kQuantizeVectorSlots), so
-    // its one-time division of the item index is amortised and its loads overlap.
-    constexpr std::uint64_t kVectorsPerThread = 4 * kQuantizeVectorSlots;
-    plan.quantize_launch.grid = {grid_stride_blocks((q.items * lanes + kVectorsPerThread - 1) / kVectorsPerThread,
+    // One thread per scale slot; each walks about kSlotsPerThread of them, so its one-time
+    // division of the slot index is amortised.
+    constexpr std::uint64_t kSlotsPerThread = 8;
+    plan.quantize_launch.grid = {grid_stride_blocks((q.items + kSlotsPerThread - 1) / kSlotsPerThread,
                                             kQuantizeBlockThreads), 1, 1};
+    // 32-bit indexing when every input byte offset (plus the last 16-byte load), slot index and
+    // slot index plus two grid strides (the thread's last look-ahead) stays below 2^32.
+    const std::uint64_t threads = std::uint64_t{plan.quantize_launch.grid.x} * kQuantizeBlockThreads;
+    const std::uint64_t input_bytes = rows * cols * (bf16 ? 2u : 4u);
+    constexpr std::uint64_t kLimit = std::uint64_t{1} << 32;
+    q.narrow_index = input_bytes + 16u < kLimit && q.items + 2u * threads < kLimit && rows * q.row_bytes < kLimit;
   } else {
     plan.quantize_launch.kernel = "quantize_scalar";
     plan.quantize_launch.grid = {grid_stride_blocks(q.items, kQuantizeBlockThreads), 1, 1};

@@ -390,16 +390,22 @@ TEST(QuantizePlan, GateAndGeometry) {
 namespace mxv::device {
 namespace {
 
-// Coalescing of the vector variant on the emulator: each lane loads one 16-byte vector and the
-// lanes of a warp are contiguous within a row, so a load request touches exactly the sectors it
-// uses (efficiency 1.0; K = 7 * 64 fp32 puts 4 rows of 448 elements back to back), and the packed
-// 2-byte stores of a warp form 64 contiguous bytes (efficiency 1.0).
-TEST(QuantizeCoalescing, emulated_VectorVariantIsFullyCoalesced) {
+// Coalescing of the vector variant on the emulator. One thread owns one block, so the lanes of a
+// warp load adjacent blocks: a 16-byte load request of 32 lanes touches 32 sectors (lane stride 64
+// bytes for fp32 NVFP4) and uses half of each; the thread's next load uses the other half of the
+// same sectors, which the GPU serves from L1 (DRAM reads each byte once: the quantize figures
+// and their ncu counters in BENCHMARKS.md). So the figure pinned here is exactly 0.5 with 32 sectors per
+// request: a mapping where lanes stop being adjacent blocks (more sectors per request, lower
+// efficiency) or a kernel that reloads data fails it. The packed codes are two 4-byte stores per
+// thread at an 8-byte lane stride (8 sectors per request, half used, the second store fills the
+// rest) and the scale bytes of a warp are 32 contiguous bytes (one sector, fully used). K = 1024
+// fp32 and 4 rows give 256 blocks: one launch block of 256 threads, every warp full.
+TEST(QuantizeCoalescing, emulated_VectorVariantLanesLoadAdjacentBlocks) {
   emu::EmulatedBackend be;
-  const std::vector<float> values = make_input(4 * 448, 3, false);
+  const std::vector<float> values = make_input(4 * 1024, 3, false);
   QuantizeProblem prob;
   prob.rows = 4;
-  prob.cols = 448;
+  prob.cols = 1024;
   const QuantizePlan plan = plan_quantize(prob);
   ASSERT_EQ(plan.quantize_launch.kernel, "quantize_vector");
   DeviceBuffer input = be.alloc_upload(std::span<const float>(values), "input");
@@ -409,26 +415,30 @@ TEST(QuantizeCoalescing, emulated_VectorVariantIsFullyCoalesced) {
   std::string sites;
   for (const auto& site : r.sites) {
     sites += site.site + " " + std::string(emu::to_string(site.kind)) + " eff " +
-             std::to_string(site.figures.efficiency()) + " sectors/req " + std::to_string(site.figures.sectors_per_request()) + "\n";
+             std::to_string(site.figures.efficiency()) + " sectors/req " + std::to_string(site.figures.sectors_per_request()) +
+             " lanes " + std::to_string(site.figures.lane_accesses) + " requests " + std::to_string(site.figures.requests) + "\n";
   }
   SCOPED_TRACE(sites);
-  // The 16-byte input loads (the only load with 16 sectors per request) and the element words.
-  bool saw_input = false, saw_words = false;
+  int input_sites = 0, word_sites = 0, scale_sites = 0;
   for (const auto& site : r.sites) {
+    const bool full_warps = site.figures.lane_accesses == site.figures.requests * 32;
     const double spr = site.figures.sectors_per_request();
-    if (site.kind == emu::AccessKind::kLoad && spr > 8.0) {
-      saw_input = true;
+    if (site.kind == emu::AccessKind::kLoad && spr > 8.0) {  // the 16-byte input loads
+      ++input_sites;
+      EXPECT_TRUE(full_warps);
+      EXPECT_DOUBLE_EQ(site.figures.efficiency(), 0.5);
+      EXPECT_DOUBLE_EQ(spr, 32.0);
+    } else if (site.kind == emu::AccessKind::kStore && full_warps && spr == 8.0) {  // the code words
+      ++word_sites;
+      EXPECT_DOUBLE_EQ(site.figures.efficiency(), 0.5);
+    } else if (site.kind == emu::AccessKind::kStore && full_warps && spr == 1.0) {  // the scale bytes
+      ++scale_sites;
       EXPECT_DOUBLE_EQ(site.figures.efficiency(), 1.0);
-      EXPECT_DOUBLE_EQ(spr, 16.0);
-    }
-    if (site.kind == emu::AccessKind::kStore && site.figures.lane_accesses == site.figures.requests * 32) {
-      saw_words = true;  // every lane stores: the packed element words
-      EXPECT_DOUBLE_EQ(site.figures.efficiency(), 1.0);
-      EXPECT_DOUBLE_EQ(spr, 2.0);
     }
   }
-  EXPECT_TRUE(saw_input);
-  EXPECT_TRUE(saw_words);
+  EXPECT_EQ(input_sites, 1);  // one load statement in the source, issued kVecs times per thread
+  EXPECT_EQ(word_sites, 2);
+  EXPECT_EQ(scale_sites, 1);
 }
 
 }  // namespace

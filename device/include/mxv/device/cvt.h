@@ -21,6 +21,7 @@
 #include "mxv/device/kernel_ctx.h"
 
 #if !defined(__CUDA_ARCH__)
+#include <cmath>
 #include <cstring>
 #endif
 
@@ -178,23 +179,51 @@ MXV_HD MXV_FORCEINLINE std::uint8_t e2m1_from_f32(float x) {
   return static_cast<std::uint8_t>(e2m1x2_from_f32(0.0f, x) & 0x0Fu);
 }
 
+/// |y| (any y; NaN gives 7) -> E2M1 magnitude code 0..7, RNE, saturating to 6, with one rounding
+/// done by the fp32 adder. Saturation first: m = min(|y|, 6) (fminf drops a NaN, so NaN -> 6),
+/// which is exact, and every |y| above 5 rounds to 6 either way. E2M1's quantum is 0.5 below 2
+/// (the subnormal range and [1, 2) share it), 1 in [2, 4) and 2 in [4, 6]: 2^(e-128) for e = the
+/// biased exponent of max(m, 1). Adding M = 2^(e-105) (bits (e+22) << 23, whose ulp is that
+/// quantum) rounds m to the quantum, ties to even, in a single IEEE addition; the sum's bit pattern
+/// minus M's counts the quanta n, and the code is n + 2(e-127): below 2, n = 0..4 are codes 0..4;
+/// in [2, 4), n = 2..4 are codes 4..6; in [4, 6], n = 2..3 are codes 6..7. Seven instructions on
+/// sm_90 (two FMNMX, SHF, LEA, FADD, IMAD, IADD) against 16 for comparing with the seven rounding
+/// thresholds; the code is computed as sum - (M - 2(e-127)), one multiply-add of e.
+MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_magnitude_magic(float y) {
+#if defined(__CUDA_ARCH__)
+  const float m = fminf(fabsf(y), 6.0f);
+  const float t = fmaxf(m, 1.0f);
+#else
+  const float m = std::fmin(std::fabs(y), 6.0f);
+  const float t = std::fmax(m, 1.0f);
+#endif
+  const std::uint32_t e = bits_of(t) >> 23;  // 127..129
+  const std::uint32_t magic = (e + 22u) << 23;
+#if defined(__CUDA_ARCH__)
+  const float sum = __fadd_rn(m, float_of(magic));  // never contracted
+#else
+  const float sum = m + float_of(magic);
+#endif
+  // magic - 2(e - 127) = e * (2^23 - 2) + (22 * 2^23 + 254)
+  return bits_of(sum) - (e * 0x7FFFFEu + 0x0B0000FEu);
+}
+
+/// fp32 -> E2M1 nibble (bits [3:0]) for any input that is not NaN (the sign is kept: -0 and
+/// negatives that round to zero give 0x8; +-Inf -> +-6). The quantize kernels use it for blocks
+/// that hold no NaN, where the NaN select of the general encoder below would be wasted work.
+MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_from_non_nan_f32(float y) {
+  return ((bits_of(y) >> 28) & 0x8u) | e2m1_magnitude_magic(y);
+}
+
 /// fp32 -> E2M1 nibble (bits [3:0]), the same function as e2m1_from_f32_sw (RN, satfinite, NaN ->
-/// 0x7, +-Inf -> +-6, -0 -> 0x8) computed WITHOUT branches. e2m1_from_f32_sw takes a branch per
-/// value (subnormal range or not) and an F2I; in the vector quantize kernels that was the largest
-/// part of the instruction stream on sm_90 (no E2M1 cvt there). The same two ranges, selected:
-///  - |x| >= 1: keep 1 mantissa bit with an integer round-half-even on the bit pattern, rebias
-///    127 -> 1 (the code is (rounded bits >> 22) - 252), saturate at 7 (= 6; Inf lands there);
-///  - |x| < 1: multiples of 0.5 by comparison: code 1 above 0.25 (0.25 itself ties to 0, even),
-///    2 from 0.75 on (0.75 ties to 1.0, whose mantissa is even).
+/// 0x7, +-Inf -> +-6, -0 -> 0x8) computed WITHOUT branches: e2m1_from_f32_sw takes a branch per
+/// value (subnormal range or not) and an F2I, which dominated the vector kernels' instruction
+/// stream on sm_90 (no E2M1 cvt there). The magnitude comes from e2m1_magnitude_magic (NaN sums
+/// stay NaN, whose pattern is above every code, so they saturate to 7); NaN only drops the sign.
 MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_from_f32_sw_branchless(float x) {
   const std::uint32_t u = bits_of(x);
-  const std::uint32_t a = u & 0x7FFFFFFFu;
-  const std::uint32_t rounded = (a + 0x1FFFFFu + ((a >> 22) & 1u)) >> 22;
-  const std::uint32_t normal = (rounded > 252u ? rounded : 252u) - 252u;  // max: no wrap below 1.0
-  const std::uint32_t sub = (a > 0x3E800000u ? 1u : 0u) + (a >= 0x3F400000u ? 1u : 0u);
-  const std::uint32_t mag = a < 0x3F800000u ? sub : (normal < 7u ? normal : 7u);
-  const std::uint32_t sign = a > 0x7F800000u ? 0u : (u >> 28) & 0x8u;  // NaN -> +6
-  return sign | mag;
+  const std::uint32_t sign = (u & 0x7FFFFFFFu) > 0x7F800000u ? 0u : (u >> 28) & 0x8u;  // NaN -> +6
+  return sign | e2m1_magnitude_magic(x);
 }
 
 /// e2m1x2_from_f32 for hot loops: the hardware cvt where the target has it, else the branch-free

@@ -5,11 +5,9 @@
 // own 128-row tiles starting at a padded row (SEMANTICS.md section 5, "Grouped (MoE) rows").
 //
 // Two variants, chosen by the host launcher (quantize.cpp) and recorded in the launch plan:
-//  - vector ("quantize_vector"): K a multiple of the block size. Each lane loads 16-byte vectors
-//    (4 fp32 or 8 bf16 elements), kQuantizeVectorSlots of them per step, all issued before use; a
-//    block is 2..8 adjacent lanes, whose amax meets through butterfly shuffles; every lane then
-//    converts its own elements and stores them as one 2- or 4-byte word, so a warp reads 512
-//    contiguous bytes and writes 64..128 contiguous bytes per slot.
+//  - vector ("quantize_vector"): K a multiple of the block size. One thread per block: 16-byte
+//    loads of the whole block, the amax in registers, the codes stored as one 8- or 16-byte run
+//    (see quantize_vector_body for the instruction budget this is built for).
 //  - scalar ("quantize_scalar"): any K (odd K, a partial last block). One thread per block,
 //    scalar loads; the missing elements of a partial block count as +0 and are not stored, and
 //    with K odd the high nibble of a row's last byte is 0 (PartialBlock::kZeroPadded).
@@ -49,6 +47,9 @@ struct QuantizeParams {
   qrules::ScaleLayoutKind layout = qrules::ScaleLayoutKind::kLinear;
   bool input_bf16 = false;
   bool nan_propagates = false;   ///< the recipe's NaN-in-amax policy (true: NaN reaches the amax)
+  /// Every byte offset and slot index of the launch fits in 32 bits (the launcher checks), so the
+  /// vector variant may index with 32-bit arithmetic: half the index instructions of 64-bit.
+  bool narrow_index = false;
   std::uint64_t rows = 0;        ///< M: compact rows of the activations
   std::uint64_t cols = 0;        ///< K
   std::uint64_t kb = 0;          ///< ceil(K / block): real scale columns
@@ -74,98 +75,130 @@ MXV_HD MXV_FORCEINLINE GlobalPtr<T> retype(GlobalPtr<std::uint8_t> p) {
 }
 
 /// Which activation row a scale row holds, if any (padding rows hold none).
+template <class Index = std::uint64_t>
 struct RowSlot {
   bool valid = false;
-  std::uint64_t row = 0;
+  Index row = 0;
 };
 
-template <class Ctx>
-MXV_HD MXV_FORCEINLINE RowSlot resolve_row(Ctx& ctx, const QuantizeParams& p, std::uint64_t scale_row) {
+template <class Index = std::uint64_t, class Ctx>
+MXV_HD MXV_FORCEINLINE RowSlot<Index> resolve_row(Ctx& ctx, const QuantizeParams& p, Index scale_row) {
   if (p.tile_rows.raw == nullptr) return {scale_row < p.rows, scale_row};
-  const std::uint64_t tile = scale_row >> 7;
-  const std::uint32_t first = ctx.load(p.tile_rows, 2u * tile);
-  const std::uint32_t count = ctx.load(p.tile_rows, 2u * tile + 1u);
-  const std::uint64_t local = scale_row & 127u;
-  return {local < count, std::uint64_t{first} + local};
+  const Index tile = scale_row >> 7;
+  const std::uint32_t first = ctx.load(p.tile_rows, 2u * std::size_t{tile});
+  const std::uint32_t count = ctx.load(p.tile_rows, 2u * std::size_t{tile} + 1u);
+  const Index local = scale_row & 127u;
+  return {local < count, static_cast<Index>(first + local)};
 }
 
 }  // namespace quantize_detail
 
-/// Items (lane vectors) a thread of the vector variant keeps in flight: all their loads are issued
-/// before the first is used (the previous kernel did one load, then waited on it before storing).
-inline constexpr unsigned kQuantizeVectorSlots = 4;
-
-/// The vector variant. `kElems` = elements per 16-byte lane vector: 4 (fp32) or 8 (bf16).
-/// Lane i of the grid-stride walk handles lane vectors i, i + stride, i + 2 stride, ... taken
-/// kQuantizeVectorSlots at a time. Lane vector i is sub-lane i % lanes of item i / lanes, and item
-/// = scale_row * kb_slots + k; the (scale_row, k) pair is divided out once per thread and then
-/// advanced by the constant item stride with a compare instead of a 64-bit division per item
-/// (a 64-bit division is a ~70-instruction subroutine on the GPU, more than the conversions).
-template <unsigned kElems, class Ctx>
+/// The vector variant, one thread per scale slot: the thread loads its block's 16 or 32 elements
+/// with 16-byte loads (2 to 8 of them), reduces the block amax in registers, picks the scale once
+/// and stores the block's packed codes (8 bytes as two words for NVFP4, 16 bytes as one vector for
+/// MX) and its scale byte. No shuffles and no redundant per-lane scale arithmetic: at the memory
+/// roofline the H200 leaves about 20 instructions per bf16 element, and the per-block work (one
+/// E4M3 cvt, one IEEE reciprocal) costs about 2 of them when one thread owns the block. Scheme and
+/// input type are template parameters, so each kernel is straight-line code for one recipe.
+///
+/// A warp's loads are 32 lanes x 16 bytes at a 32- to 128-byte lane stride: the first load of a
+/// block brings each sector into L1 and the thread's next loads hit it, so DRAM moves each byte
+/// once. The amax is an unsigned max over bit patterns (qrules::amax_key); bf16 pairs are reduced
+/// two at a time as packed 16-bit maxima. A block that holds a NaN or an Inf leaves the fast path:
+/// its amax follows the recipe's NaN policy element by element and its codes come from the general
+/// encoder; every other block uses the encoder for non-NaN inputs.
+template <qrules::Scheme kScheme, bool kBf16, class Index, class Ctx>
 MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
-  static_assert(kElems == 4 || kElems == 8);
-  constexpr unsigned kSlots = kQuantizeVectorSlots;
-  const bool bf16 = kElems == 8;
-  const unsigned block = qrules::block_size(p.scheme);
-  const unsigned lanes = block / kElems;  // 2, 4 or 8 lanes per block: a power of two
-  const unsigned shift = lanes == 2u ? 1u : (lanes == 4u ? 2u : 3u);
-  const bool nan_prop = p.nan_propagates;
-  const std::uint64_t total = p.items << shift;
-  const std::uint64_t tid = std::uint64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
-  const std::uint64_t stride = std::uint64_t{ctx.grid_dim().x} * ctx.block_dim().x;  // multiple of 32
-  const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, p.scheme, p.amax_bits, p.s_dec_out);
-  const unsigned sub = static_cast<unsigned>(tid & (lanes - 1u));  // the same for every step
-  // (scale_row, k) of item tid / lanes, stepped by the item stride (stride / lanes, exact).
-  fp4_block::SlotCursor cursor = fp4_block::slot_cursor(tid >> shift, stride >> shift, p.kb_slots);
+  constexpr unsigned kBlock = kScheme == qrules::Scheme::kNvfp4Te ? 16u : 32u;
+  constexpr unsigned kVecs = kBlock * (kBf16 ? 2u : 4u) / 16u;  // 16-byte loads per block
+  constexpr unsigned kWordsPerVec = 4u;                         // u32 words per load
+  constexpr unsigned kOutWords = kBlock / 8u;                   // 8 codes per u32 word
+  constexpr unsigned kSlots = kVecs == 2u ? 2u : 1u;            // >= 64 bytes in flight per step
+  constexpr unsigned kElemBytes = kBf16 ? 2u : 4u;
+  const Index tid = static_cast<Index>(Index{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x);
+  const Index stride = static_cast<Index>(Index{ctx.grid_dim().x} * ctx.block_dim().x);
+  const auto items = static_cast<Index>(p.items);
+  const auto kb = static_cast<Index>(p.kb);
+  const auto cols = static_cast<Index>(p.cols);
+  const auto row_bytes = static_cast<Index>(p.row_bytes);
+  const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, kScheme, p.amax_bits, p.s_dec_out);
+  fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(tid, stride, static_cast<Index>(p.kb_slots));
 
-  // The trip count is uniform across a warp (the loop tests the warp's first lane), so every lane
-  // reaches every shuffle; lanes and slots past the end carry amax 0 and store nothing.
-  for (std::uint64_t i = tid; (i & ~std::uint64_t{31}) < total; i += kSlots * stride) {
-    std::uint64_t srow[kSlots], kcol[kSlots], row[kSlots];
+  for (Index i = tid; i < items; i += kSlots * stride) {
+    Index srow[kSlots], kcol[kSlots], row[kSlots];
     bool active[kSlots], has_data[kSlots];
-    Vec16 v[kSlots];
-    // Loads first: every slot's vector is requested before any is used.
+    Vec16 v[kSlots][kVecs];
+    // Loads first: every slot's vectors are requested before any is used.
     MXV_QUANTIZE_UNROLL
     for (unsigned s = 0; s < kSlots; ++s) {
       srow[s] = cursor.row;
       kcol[s] = cursor.k;
       cursor.advance();
-      active[s] = i + s * stride < total;
-      quantize_detail::RowSlot slot{};
-      if (active[s]) slot = quantize_detail::resolve_row(ctx, p, srow[s]);
+      active[s] = i + s * stride < items;
+      quantize_detail::RowSlot<Index> slot{};
+      if (active[s]) slot = quantize_detail::resolve_row<Index>(ctx, p, srow[s]);
       row[s] = slot.row;
-      has_data[s] = active[s] && slot.valid && kcol[s] < p.kb;
-      v[s] = Vec16{};
+      has_data[s] = active[s] && slot.valid && kcol[s] < kb;
       if (has_data[s]) {
-        const std::uint64_t col = kcol[s] * block + std::uint64_t{sub} * kElems;
-        v[s] = ctx.load16(p.input, (row[s] * p.cols + col) * (bf16 ? 2u : 4u));
+        const Index base = (row[s] * cols + kcol[s] * kBlock) * kElemBytes;
+        MXV_QUANTIZE_UNROLL
+        for (unsigned j = 0; j < kVecs; ++j) v[s][j] = ctx.load16(p.input, std::size_t{base + 16u * j});
       }
     }
     MXV_QUANTIZE_UNROLL
     for (unsigned s = 0; s < kSlots; ++s) {
-      const auto element = [&](unsigned j) { return fp4_block::vec16_element(v[s], j, bf16); };
-      std::uint32_t key = 0;
-      if (has_data[s]) {
-        for (unsigned j = 0; j < kElems; ++j) key = qrules::max_u32(key, qrules::amax_key(element(j), nan_prop));
+      if (!active[s]) continue;
+      const Index scale_off = qrules::scale_offset<Index>(p.layout, srow[s], kcol[s], kb);
+      if (!has_data[s]) {
+        ctx.store(p.scales, scale_off, std::uint8_t{0});  // padding slot
+        continue;
       }
-      key = fp4_block::block_amax(ctx, key, lanes);
-
-      if (has_data[s]) {
-        const qrules::BlockChoice c = qrules::choose_block(p.scheme, key, ts);
-        const std::uint32_t word = fp4_block::pack_e2m1_word<kElems>(element, c.multiplier);
-        const std::uint64_t col = kcol[s] * block + std::uint64_t{sub} * kElems;
-        const std::uint64_t byte_off = row[s] * p.row_bytes + col / 2u;
-        if (kElems == 4) {
-          ctx.store(quantize_detail::retype<std::uint16_t>(p.elements), byte_off / 2u, static_cast<std::uint16_t>(word));
+      const auto word = [&](unsigned w) { return v[s][w / kWordsPerVec].w[w % kWordsPerVec]; };
+      const auto element = [&](unsigned j) {
+        if constexpr (kBf16) return cvt::f32_from_bf16(static_cast<std::uint16_t>(word(j >> 1) >> ((j & 1u) * 16u)));
+        else return cvt::float_of(word(j));
+      };
+      // Raw amax of the magnitudes, NaN patterns included (they are the largest).
+      std::uint32_t raw = 0;
+      if constexpr (kBf16) {
+        std::uint32_t pair = 0;
+        MXV_QUANTIZE_UNROLL
+        for (unsigned w = 0; w < kBlock / 2u; ++w) pair = qrules::max_u16x2(pair, word(w) & 0x7FFF7FFFu);
+        raw = qrules::max_u32(pair >> 16, pair & 0xFFFFu) << 16;  // bf16 -> fp32 is exact
+      } else {
+        MXV_QUANTIZE_UNROLL
+        for (unsigned j = 0; j < kBlock; ++j) raw = qrules::max_u32(raw, word(j) & qrules::kAbsMask);
+      }
+      const bool finite = raw < qrules::kInfBits;
+      std::uint32_t key = raw;
+      if (!finite) {  // an Inf or a NaN: the recipe's NaN policy decides the amax
+        key = 0;
+        for (unsigned j = 0; j < kBlock; ++j) key = qrules::max_u32(key, qrules::amax_key(element(j), p.nan_propagates));
+      }
+      const qrules::BlockChoice c = qrules::choose_block(kScheme, key, ts);
+      std::uint32_t out[kOutWords];
+      MXV_QUANTIZE_UNROLL
+      for (unsigned o = 0; o < kOutWords; ++o) {
+        const auto value = [&](unsigned j) { return element(8u * o + j); };
+        if (!finite) {
+          out[o] = fp4_block::pack_e2m1_word<8>(value, c.multiplier);
+        } else if constexpr (kBf16) {
+          // The multiplier is positive here (both scale factors share the tensor scale's sign).
+          out[o] = fp4_block::pack_e2m1_word_bf16_non_nan(value, word(4u * o), word(4u * o + 1u), word(4u * o + 2u),
+                                                          word(4u * o + 3u), c.multiplier);
         } else {
-          ctx.store(quantize_detail::retype<std::uint32_t>(p.elements), byte_off / 4u, word);
+          out[o] = fp4_block::pack_e2m1_word_non_nan<8>(value, c.multiplier);
         }
-        if (sub == 0u) {
-          ctx.store(p.scales, qrules::scale_offset(p.layout, srow[s], kcol[s], p.kb), static_cast<std::uint8_t>(c.code));
-        }
-      } else if (active[s] && sub == 0u) {
-        ctx.store(p.scales, qrules::scale_offset(p.layout, srow[s], kcol[s], p.kb), std::uint8_t{0});  // padding slot
       }
+      const Index byte_off = row[s] * row_bytes + kcol[s] * (kBlock / 2u);
+      if constexpr (kOutWords == 4u) {
+        ctx.store16(p.elements, byte_off, Vec16{{out[0], out[1], out[2], out[3]}});
+      } else {
+        const auto words = quantize_detail::retype<std::uint32_t>(p.elements);
+        ctx.store(words, byte_off / 4u, out[0]);
+        ctx.store(words, byte_off / 4u + 1u, out[1]);
+      }
+      ctx.store(p.scales, scale_off, static_cast<std::uint8_t>(c.code));
     }
   }
 }
@@ -187,7 +220,7 @@ MXV_HD void quantize_scalar_body(Ctx& ctx, const QuantizeParams& p) {
   for (std::uint64_t item = tid; item < p.items; item += stride) {
     const std::uint64_t scale_row = item / p.kb_slots;
     const std::uint64_t k = item - scale_row * p.kb_slots;
-    const quantize_detail::RowSlot slot = quantize_detail::resolve_row(ctx, p, scale_row);
+    const quantize_detail::RowSlot<> slot = quantize_detail::resolve_row<std::uint64_t>(ctx, p, scale_row);
     const std::uint64_t off = qrules::scale_offset(p.layout, scale_row, k, p.kb);
     if (!slot.valid || k >= p.kb) {
       ctx.store(p.scales, off, std::uint8_t{0});  // padding slot
@@ -211,15 +244,35 @@ MXV_HD void quantize_scalar_body(Ctx& ctx, const QuantizeParams& p) {
   }
 }
 
-/// The one entry both backends call: dispatches on the variant and the input type.
+/// The vector variant for a runtime scheme, input type and index width (the emulator's entry; the
+/// cuda backend launches one __global__ per instantiation instead, so each is straight-line code).
+template <qrules::Scheme kScheme, class Ctx>
+MXV_HD void quantize_vector_dispatch_types(Ctx& ctx, const QuantizeParams& p) {
+  if (p.input_bf16) {
+    if (p.narrow_index) return quantize_vector_body<kScheme, true, std::uint32_t>(ctx, p);
+    return quantize_vector_body<kScheme, true, std::uint64_t>(ctx, p);
+  }
+  if (p.narrow_index) return quantize_vector_body<kScheme, false, std::uint32_t>(ctx, p);
+  return quantize_vector_body<kScheme, false, std::uint64_t>(ctx, p);
+}
+
+template <class Ctx>
+MXV_HD void quantize_vector_dispatch(Ctx& ctx, const QuantizeParams& p) {
+  using qrules::Scheme;
+  switch (p.scheme) {
+    case Scheme::kNvfp4Te: return quantize_vector_dispatch_types<Scheme::kNvfp4Te>(ctx, p);
+    case Scheme::kMxfp4Nvidia: return quantize_vector_dispatch_types<Scheme::kMxfp4Nvidia>(ctx, p);
+    case Scheme::kMxfp4Ocp: return quantize_vector_dispatch_types<Scheme::kMxfp4Ocp>(ctx, p);
+  }
+}
+
+/// The one entry both backends call: dispatches on the variant, the scheme and the input type.
 template <class Ctx>
 MXV_HD void quantize_kernel(Ctx& ctx, const QuantizeParams& p) {
   if (p.variant == QuantizeVariant::kScalar) {
     quantize_scalar_body(ctx, p);
-  } else if (p.input_bf16) {
-    quantize_vector_body<8>(ctx, p);
   } else {
-    quantize_vector_body<4>(ctx, p);
+    quantize_vector_dispatch(ctx, p);
   }
 }
 

@@ -152,7 +152,7 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
   const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, p.scheme, p.amax_bits, p.s_dec_out);
   const std::uint64_t row_bytes = p.in.inter / 2u;
   // (scale_row, k) of item i / lanes, stepped by the item stride (stride / lanes, exact).
-  fp4_block::SlotCursor cursor = fp4_block::slot_cursor(tid >> shift, stride >> shift, p.kb_slots);
+  fp4_block::SlotCursor<> cursor = fp4_block::slot_cursor<std::uint64_t>(tid >> shift, stride >> shift, p.kb_slots);
 
   // Warp-uniform trip count (as in quantize_vector_body): every lane reaches every shuffle.
   for (std::uint64_t i = tid; (i & ~std::uint64_t{31}) < total; i += stride) {

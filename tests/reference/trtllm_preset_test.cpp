@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
@@ -243,6 +244,11 @@ TEST(TrtllmPresetKnownAnswer, BlockScaleOrderStoresDifferentScale) {
 
 // --- `mxv quantize --recipe nvfp4_trtllm` out of the box ---------------------------------------
 // No --rcp-table: the committed table is used, so known answer 1's bytes come out.
+std::vector<std::uint8_t> file_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
 TEST(TrtllmPresetCommand, RunsWithTheCommittedTableByDefault) {
   REQUIRE_COMMITTED_DEFAULT();
   const auto dir = std::filesystem::temp_directory_path() / ("mxv_trtllm_" + std::to_string(::getpid()));
@@ -262,9 +268,9 @@ TEST(TrtllmPresetCommand, RunsWithTheCommittedTableByDefault) {
   r.out_global = (dir / "g.bin").string();
   std::ostringstream log;
   ASSERT_NO_THROW(run_quantize(r, log)) << log.str();
-  EXPECT_EQ(read_raw_file("e", r.out_elements),
+  EXPECT_EQ(file_bytes(r.out_elements),
             (std::vector<std::uint8_t>{0x07, 0x21, 0x43, 0x65, 0x98, 0xba, 0xdc, 0x0e}));
-  EXPECT_EQ(read_raw_file("s", r.out_scales), std::vector<std::uint8_t>{0x38});
+  EXPECT_EQ(file_bytes(r.out_scales), std::vector<std::uint8_t>{0x38});
   std::filesystem::remove_all(dir);
 }
 

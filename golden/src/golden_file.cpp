@@ -29,6 +29,24 @@ H5Storage storage_of(check::CodeKind k) {
 
 std::string case_path(const std::string& name) { return "/cases/" + name; }
 
+/// The attribute holding the SHA-256 of an object's other attributes (H5Writer::attrs_text).
+constexpr const char* kAttrsDigest = "attrs_sha256";
+
+std::span<const std::uint8_t> as_bytes(const std::string& s) {
+  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+/// Throws unless `object`'s attributes match their stored digest.
+void verify_attrs(const H5Reader& r, const std::string& object, const std::string& where) {
+  const std::string stored = r.attr_string(object, kAttrsDigest);
+  const std::string actual = mxv::sha256_hex(as_bytes(r.attrs_text(object, kAttrsDigest)));
+  if (stored != actual) {
+    throw GoldenFileError(r.path(), where,
+                          "attributes are damaged: their SHA-256 is " + actual.substr(0, 16) + "..., the file records " +
+                              stored.substr(0, 16) + "...");
+  }
+}
+
 /// Output datasets live under expected/ in golden files and outputs/ in candidates.
 std::string output_group(const Provenance& p) { return p.content == "candidate" ? "outputs" : "expected"; }
 
@@ -103,6 +121,9 @@ void write_case(H5Writer& w, const Provenance& prov, const GoldenCase& c) {
   w.set_attr(at, "gate_up_layout", to_string(p.gate_up));
   // Absent means "not given"; a float attribute holds the fp32 value exactly.
   if (p.tensor_amax) w.set_attr(at, "tensor_amax", static_cast<double>(*p.tensor_amax));
+  // Last: the digest of every attribute above, so that a changed parameter is caught like a
+  // changed dataset byte.
+  w.set_attr(at, kAttrsDigest, mxv::sha256_hex(as_bytes(w.attrs_text(at))));
 
   const std::vector<DatasetSpec> ins = input_specs(p);
   const std::vector<DatasetSpec> outs = output_specs(p);
@@ -253,6 +274,7 @@ class CaseReader {
     c.params = params_;
     c.why = str("why");
     c.oracle = str("oracle");
+    verify_attrs(r_, at_, "case " + name_);
     const std::vector<DatasetSpec> ins = parse([&] { return input_specs(params_); });
     const std::vector<DatasetSpec> outs = parse([&] { return output_specs(params_); });
     c.inputs = datasets("inputs", ins, true);
@@ -301,6 +323,7 @@ Provenance read_provenance(const H5Reader& r) {
   p.reference_model = r.attr_string("/", "reference_model");
   p.created = r.attr_string("/", "created");
   p.seed = static_cast<std::uint64_t>(r.attr_int("/", "seed"));
+  verify_attrs(r, "/", "file attributes");
   return p;
 }
 
@@ -357,6 +380,7 @@ void write_golden_file(const std::string& path, const Provenance& prov, const st
   w.set_attr("/", "reference_model", prov.reference_model);
   w.set_attr("/", "created", prov.created);
   w.set_attr("/", "seed", static_cast<std::int64_t>(prov.seed));
+  w.set_attr("/", kAttrsDigest, mxv::sha256_hex(as_bytes(w.attrs_text("/"))));
   w.add_group("/cases");
   for (const GoldenCase& c : cases) write_case(w, prov, c);
   w.commit();

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <cstdio>
 #include <functional>
+#include <map>
 #include <system_error>
 
 namespace mxv::golden {
@@ -70,6 +72,18 @@ std::optional<H5Storage> storage_of(const H5::DataSet& ds) {
   return std::nullopt;
 }
 
+std::string float_text(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+
+std::string list_text(std::span<const std::int64_t> values) {
+  std::string t = "l:";
+  for (std::size_t i = 0; i < values.size(); ++i) t += (i ? "," : "") + std::to_string(values[i]);
+  return t;
+}
+
 std::string describe_type(const H5::DataSet& ds) {
   const H5T_class_t cls = ds.getTypeClass();
   const std::size_t size = ds.getDataType().getSize();
@@ -118,6 +132,7 @@ struct H5Writer::Impl {
   std::string tmp;
   std::optional<H5::H5File> file;
   bool committed = false;
+  std::map<std::string, std::map<std::string, std::string>> attr_texts;  // object -> name -> text
 
   template <class F>
   auto guard(const std::string& where, F&& f) {
@@ -214,6 +229,7 @@ void H5Writer::set_attr(const std::string& object, const std::string& name, std:
     if (v.empty()) v.push_back('\0');
     a.write(t, v.data());
   });
+  impl_->attr_texts[object][name] = "s:" + std::string(value);
 }
 
 void H5Writer::set_attr(const std::string& object, const std::string& name, std::int64_t value) {
@@ -224,6 +240,7 @@ void H5Writer::set_attr(const std::string& object, const std::string& name, std:
     H5::Attribute a = o.createAttribute(name, H5::PredType::STD_I64LE, H5::DataSpace(H5S_SCALAR));
     a.write(H5::PredType::NATIVE_INT64, &value);
   });
+  impl_->attr_texts[object][name] = "i:" + std::to_string(value);
 }
 
 void H5Writer::set_attr(const std::string& object, const std::string& name, double value) {
@@ -234,6 +251,7 @@ void H5Writer::set_attr(const std::string& object, const std::string& name, doub
     H5::Attribute a = o.createAttribute(name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR));
     a.write(H5::PredType::NATIVE_DOUBLE, &value);
   });
+  impl_->attr_texts[object][name] = "f:" + float_text(value);
 }
 
 void H5Writer::set_attr(const std::string& object, const std::string& name, std::span<const std::int64_t> values) {
@@ -247,6 +265,15 @@ void H5Writer::set_attr(const std::string& object, const std::string& name, std:
     H5::Attribute a = o.createAttribute(name, H5::PredType::STD_I64LE, space);
     if (n > 0) a.write(H5::PredType::NATIVE_INT64, values.data());
   });
+  impl_->attr_texts[object][name] = list_text(values);
+}
+
+std::string H5Writer::attrs_text(const std::string& object) const {
+  std::string t;
+  const auto it = impl_->attr_texts.find(object);
+  if (it == impl_->attr_texts.end()) return t;
+  for (const auto& [name, text] : it->second) t += name + "=" + text + "\n";
+  return t;
 }
 
 void H5Writer::commit() {
@@ -269,7 +296,8 @@ struct H5Reader::Impl {
     try {
       return f();
     } catch (const H5::Exception& e) {
-      throw GoldenFileError(path, where, "unreadable: " + detail(e));
+      // The 1.8 object format checksums all metadata, so a damaged header ends up here.
+      throw GoldenFileError(path, where, "damaged: HDF5 cannot read it (" + detail(e) + ")");
     }
   }
 
@@ -418,6 +446,27 @@ std::vector<std::string> H5Reader::attr_names(const std::string& object) const {
     std::sort(out.begin(), out.end());
     return out;
   });
+}
+
+std::string H5Reader::attr_text(const std::string& object, const std::string& name) const {
+  return impl_->with_object(object, [&](H5::H5Object& o) {
+    H5::Attribute a = impl_->attribute(o, object, name);
+    const H5T_class_t cls = a.getTypeClass();
+    const bool scalar = a.getSpace().getSimpleExtentNdims() == 0;
+    if (cls == H5T_STRING) return "s:" + attr_string(object, name);
+    if (cls == H5T_INTEGER && scalar) return "i:" + std::to_string(attr_int(object, name));
+    if (cls == H5T_INTEGER) return list_text(attr_ints(object, name));
+    if (cls == H5T_FLOAT && scalar) return "f:" + float_text(attr_double(object, name));
+    throw GoldenFileError(impl_->path, object, "attribute '" + name + "' has a type this reader does not know");
+  });
+}
+
+std::string H5Reader::attrs_text(const std::string& object, const std::string& except) const {
+  std::string t;
+  for (const std::string& name : attr_names(object)) {
+    if (name != except) t += name + "=" + attr_text(object, name) + "\n";
+  }
+  return t;
 }
 
 H5Reader::DatasetInfo H5Reader::dataset_info(const std::string& path) const {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "mxv/golden/golden_inputs.h"
@@ -147,6 +148,43 @@ TEST_F(GoldenFileTest, OneFlippedByteIsCaughtByTheDatasetHash) {
   f.write(&b, 1);
   f.close();
   expect_bad(p, {kQuantizeCase, "expected/scales", "damaged", "SHA-256"});
+}
+
+TEST_F(GoldenFileTest, OneFlippedByteInACaseAttribute) {
+  // The case's `why` text ("odd K") sits in its object header, which HDF5 checksums.
+  const std::string p = path("why.h5");
+  fs::copy_file(good_, p);
+  std::fstream f(p, std::ios::binary | std::ios::in | std::ios::out);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::size_t at = bytes.find("odd K");
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(bytes.find("odd K", at + 1), std::string::npos);
+  f.seekp(static_cast<std::streamoff>(at + 4));
+  f.put('J');
+  f.close();
+  expect_bad(p, {kQuantizeCase, "damaged"});
+}
+
+TEST_F(GoldenFileTest, AnEditedCaseAttributeIsCaughtByTheAttributeDigest) {
+  // A valid edit (h5py: attrs['why'] = ...) keeps HDF5's checksums right; the case's digest over
+  // its attributes does not match any more.
+  const std::string p = edited("edited.h5", [](H5::H5File& f) {
+    H5::Group g = f.openGroup(std::string("/cases/") + kQuantizeCase);
+    g.removeAttr("why");
+    H5::StrType t(H5::PredType::C_S1, 5);
+    g.createAttribute("why", t, H5::DataSpace(H5S_SCALAR)).write(t, std::string("odd J"));
+  });
+  expect_bad(p, {kQuantizeCase, "attributes are damaged"});
+}
+
+TEST_F(GoldenFileTest, AChangedFileAttributeIsCaught) {
+  const std::string p = edited("prov.h5", [](H5::H5File& f) {
+    H5::Group g = f.openGroup("/");
+    g.removeAttr("seed");
+    const std::int64_t seed = 6;
+    g.createAttribute("seed", H5::PredType::STD_I64LE, H5::DataSpace(H5S_SCALAR)).write(H5::PredType::NATIVE_INT64, &seed);
+  });
+  expect_bad(p, {"file attributes", "attributes are damaged"});
 }
 
 TEST_F(GoldenFileTest, MissingDataset) {

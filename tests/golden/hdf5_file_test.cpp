@@ -54,10 +54,13 @@ class Hdf5FileTest : public ::testing::Test {
     const std::vector<std::uint64_t> s0 = {0};
     w.add_dataset("/g/empty", H5Storage::kU8, s0, {});
     w.set_attr("/g/u8", "kind", std::string_view("e2m1x2"));
+    // The writer's text of what it set equals the reader's text of what was stored.
+    writer_text_ = w.attrs_text("/");
     w.commit();
   }
 
   fs::path dir_;
+  std::string writer_text_;
   const std::vector<std::uint8_t> u8_ = {0, 1, 2, 0x7F, 0x80, 0xFF};
   const std::vector<std::uint8_t> u16_ = {0x80, 0x3F, 0xFF, 0x7F};          // bf16 1.0, NaN
   const std::vector<std::uint8_t> f32_ = {0x01, 0x00, 0x00, 0x80};          // -2^-149
@@ -73,8 +76,12 @@ TEST_F(Hdf5FileTest, EveryStorageAndAttributeRoundTrips) {
   EXPECT_EQ(r.attr_double("/", "ratio"), 0.1);
   EXPECT_EQ(r.attr_ints("/", "list"), (std::vector<std::int64_t>{1, 127, 128, 129}));
   EXPECT_TRUE(r.attr_ints("/", "empty_list").empty());
+  EXPECT_EQ(r.attrs_text("/", ""), writer_text_);
   EXPECT_EQ(r.attr_string("/", "empty_text"), "");
   EXPECT_EQ(r.attr_string("/g/u8", "kind"), "e2m1x2");
+  // The canonical text digests are computed from (hdf5_file.h attr_text).
+  EXPECT_EQ(r.attrs_text("/", "name"),
+            "count=i:-7\nempty_list=l:\nempty_text=s:\nlist=l:1,127,128,129\nratio=f:0x1.999999999999ap-4\n");
   EXPECT_EQ(r.children("/g"), (std::vector<std::string>{"empty", "f32", "i64", "u16", "u8"}));
   EXPECT_EQ(r.read_dataset("/g/u8"), u8_);
   EXPECT_EQ(r.read_dataset("/g/u16"), u16_);

@@ -72,6 +72,9 @@ class H5Writer {
   void set_attr(const std::string& object, const std::string& name, std::int64_t value);
   void set_attr(const std::string& object, const std::string& name, double value);
   void set_attr(const std::string& object, const std::string& name, std::span<const std::int64_t> values);
+  /// Every attribute set on `object` so far, one "name=value" line each in name order, values in
+  /// attr_text's canonical form: what a digest over an object's attributes is computed from.
+  std::string attrs_text(const std::string& object) const;
   /// Closes the file and moves it into place.
   void commit();
 
@@ -103,6 +106,11 @@ class H5Reader {
   std::vector<std::int64_t> attr_ints(const std::string& object, const std::string& name) const;
   /// Every attribute name of an object, sorted.
   std::vector<std::string> attr_names(const std::string& object) const;
+  /// An attribute in a canonical, type-tagged text form: "s:text", "i:-7", "f:0x1.99999ap-4"
+  /// (exact), "l:1,127,128" (an integer list).
+  std::string attr_text(const std::string& object, const std::string& name) const;
+  /// H5Writer::attrs_text of the attributes as stored, leaving out `except`.
+  std::string attrs_text(const std::string& object, const std::string& except) const;
 
   struct DatasetInfo {
     H5Storage storage = H5Storage::kU8;

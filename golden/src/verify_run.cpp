@@ -19,7 +19,7 @@
 #include "mxv/device/dequantize.h"
 #include "mxv/golden/backend_run.h"
 #include "mxv/golden/verify.h"
-#include "mxv/reference/check_quantize.h"
+#include "mxv/check/quantize_specs.h"
 #include "mxv/reference/float_format.h"
 #include "mxv/reference/swiglu.h"
 #include "mxv/reference/weight_layout.h"

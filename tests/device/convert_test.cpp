@@ -19,8 +19,8 @@
 
 #include "backend_fixture.h"
 #include "mxv/device/convert.h"
-#include "mxv/reference/check.h"
-#include "mxv/reference/check_gtest.h"
+#include "mxv/check/check.h"
+#include "mxv/check/gtest.h"
 #include "mxv/reference/float_format.h"
 #include "mxv/reference/wide_float.h"
 

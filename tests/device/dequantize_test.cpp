@@ -16,8 +16,8 @@
 #include "dequantize_inputs.h"
 #include "mxv/device/convert.h"
 #include "mxv/device/dequantize.h"
-#include "mxv/reference/check.h"
-#include "mxv/reference/check_gtest.h"
+#include "mxv/check/check.h"
+#include "mxv/check/gtest.h"
 #include "mxv/reference/weight_layout.h"
 
 namespace {

@@ -23,8 +23,8 @@
 #include "mxv/device/swiglu_quantize.h"
 #include "mxv/emulation/emulated_backend.h"
 #include "backend_fixture.h"
-#include "mxv/reference/check.h"
-#include "mxv/reference/check_gtest.h"
+#include "mxv/check/check.h"
+#include "mxv/check/gtest.h"
 #include "mxv/reference/quantize.h"
 #include "mxv/reference/swiglu.h"
 

@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mxv/reference/check.h"
+#include "mxv/check/check.h"
 #include "mxv/reference/quantize.h"
 #include "mxv/reference/recipe.h"
 

@@ -1,6 +1,6 @@
-// Tests of the check library's storage maps (check_layout.cpp) against offsets derived by hand
+// Tests of the check library's storage maps (storage_map.cpp) against offsets derived by hand
 // from SEMANTICS.md section 5 (packing, padded rows, swizzled 128x4 scales, grouped rows).
-#include "mxv/reference/check_layout.h"
+#include "mxv/check/storage_map.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "mxv/reference/check.h"
+#include "mxv/check/check.h"
 
 namespace mxv::check {
 

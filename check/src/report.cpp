@@ -8,10 +8,10 @@
 #include <sstream>
 #include <string>
 
-#include "mxv/reference/check.h"
+#include "mxv/check/check.h"
 
+#include "mxv/check/independent_decoder.h"
 #include "mxv/io/json_writer.h"
-#include "mxv/reference/check_values.h"
 
 namespace mxv::check {
 namespace {

@@ -24,9 +24,9 @@
 #include <string>
 #include <unordered_map>
 
-#include "mxv/reference/check.h"
-#include "mxv/reference/check_layout.h"
-#include "mxv/reference/check_values.h"
+#include "mxv/check/check.h"
+#include "mxv/check/storage_map.h"
+#include "mxv/check/independent_decoder.h"
 
 namespace mxv::check {
 namespace {

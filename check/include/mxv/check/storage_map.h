@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "mxv/reference/check.h"
+#include "mxv/check/check.h"
 
 namespace mxv::check {
 

@@ -7,15 +7,15 @@
 //       q.elements, kernel_elements, mxv::check::element_context(recipe, q))));
 //
 // The specs describe the layouts from SEMANTICS.md section 5 in the check library's own terms
-// (check_layout.h), so a layout disagreement between the model and the checker is itself caught
-// (check_quantize_test.cpp compares their sizes and offsets).
+// (storage_map.h), so a layout disagreement between the model and the checker is itself caught
+// (quantize_specs_test.cpp compares their sizes and offsets).
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
 
-#include "mxv/reference/check.h"
+#include "mxv/check/check.h"
 #include "mxv/reference/quantize.h"
 #include "mxv/reference/recipe.h"
 

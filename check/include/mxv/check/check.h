@@ -10,13 +10,13 @@
 // Nothing here forgives a difference: ok() is true only when every byte (payload, padding and
 // guard bytes) is what the model says. Classification only explains; it never excuses.
 //
-// Classes and their precedence (the first rule that fits wins; see check_classify.cpp):
+// Classes and their precedence (the first rule that fits wins; see classify.cpp):
 //   1 out-of-bounds       a guard byte around the output changed (positional)
 //   2 nonzero-padding     a layout padding slot is not zero (positional)
 //   3 never-written       the sentinel survived in a data slot
 //   4 nibble-swap         an E2M1 byte holds the expected nibbles exchanged
 //   5 layout-permutation  the actual value is the expected value of another mismatching element,
-//                         and the buffer as a whole supports that (see check_classify.cpp)
+//                         and the buffer as a whole supports that (see classify.cpp)
 //   6 nan-policy          one side is NaN / a NaN code, two NaN codes differ, or the input or the
 //                         block amax was NaN
 //   7 sign-of-zero        both values are zero, the signs differ

@@ -1,4 +1,4 @@
-// Tests of the check library's classification (check_classify.cpp): for every class a planted
+// Tests of the check library's classification (classify.cpp): for every class a planted
 // mismatch that must be classified exactly as that class and no other, identical buffers, the
 // precedence between classes, and argument validation. Every expected code and class below is
 // written by hand from SEMANTICS.md; nothing is computed with the code under test.
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "mxv/reference/check.h"
+#include "mxv/check/check.h"
 
 namespace mxv::check {
 namespace {

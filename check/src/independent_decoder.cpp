@@ -2,9 +2,9 @@
 // kind (SEMANTICS.md section 1; IEEE 754-2019 section 3.4 for binary16/32; bfloat16 is binary32's
 // top half). Independent of float_format.cpp on purpose: the checker must not share the decoder
 // of the code it checks.
-#include "mxv/reference/check_values.h"
+#include "mxv/check/independent_decoder.h"
 
-#include "mxv/reference/check_layout.h"
+#include "mxv/check/storage_map.h"
 
 #include <bit>
 #include <cmath>

@@ -1,6 +1,6 @@
-// Tests of the check library's code semantics (check_values.cpp) against values written out by
+// Tests of the check library's code semantics (independent_decoder.cpp) against values written out by
 // hand from SEMANTICS.md section 1 and IEEE 754.
-#include "mxv/reference/check_values.h"
+#include "mxv/check/independent_decoder.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Storage maps for the check library: packing (two E2M1 per byte, element 2i low nibble), row-major
 // with padded rows, and swizzled 128x4 scale tiles (SEMANTICS.md section 5). Written from the
 // layout rules, independently of the block models' layout code.
-#include "mxv/reference/check_layout.h"
+#include "mxv/check/storage_map.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,5 +1,5 @@
-// Tests of the check library's reports (check_report.cpp) and its GoogleTest glue
-// (check_gtest.h): the text names coordinates, input bits, codes and classes; the summary is one
+// Tests of the check library's reports (report.cpp) and its GoogleTest glue
+// (gtest.h): the text names coordinates, input bits, codes and classes; the summary is one
 // line; the JSON carries the same facts; a failing report fails a test with its text.
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <sstream>
 #include <vector>
 
-#include "mxv/reference/check.h"
-#include "mxv/reference/check_gtest.h"
+#include "mxv/check/check.h"
+#include "mxv/check/gtest.h"
 
 namespace mxv::check {
 namespace {

@@ -1,6 +1,6 @@
 // GoogleTest glue for the check library (DESIGN.md "A mismatch is explained": every test failure
-// message comes from the check report). Include from tests only; mxv::reference does not link
-// GoogleTest, this header is all there is.
+// message comes from the check report). For test programs only: it is the target
+// mxv::check_gtest, which no library links.
 //
 //   EXPECT_TRUE(mxv::check::matches(report));          // failure message: report.text()
 //   EXPECT_PRED_FORMAT1(mxv::check::ByteExact, report); // same, naming the expression
@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "mxv/reference/check.h"
+#include "mxv/check/check.h"
 
 namespace mxv::check {
 

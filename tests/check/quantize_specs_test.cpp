@@ -1,4 +1,4 @@
-// Tests of check_quantize.cpp: the check library's specs agree with quantize_activations' buffers
+// Tests of quantize_specs.cpp: the check library's specs agree with quantize_activations' buffers
 // (sizes, and offsets derived by hand from SEMANTICS.md section 5), and a planted tie flip in a
 // real quantized output is explained with its context.
 #include <gtest/gtest.h>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "mxv/reference/check_gtest.h"
-#include "mxv/reference/check_layout.h"
-#include "mxv/reference/check_quantize.h"
+#include "mxv/check/gtest.h"
+#include "mxv/check/storage_map.h"
+#include "mxv/check/quantize_specs.h"
 
 namespace mxv::check {
 namespace {
@@ -52,7 +52,7 @@ TEST_P(CheckQuantizeSpecs, SizesAgreeAndIdenticalOutputsMatch) {
   const OutputSpec es = element_spec(q), ss = scale_spec(recipe, q);
   EXPECT_EQ(storage_bytes(es), q.elements.size());
   EXPECT_EQ(storage_bytes(ss), q.scales.size());
-  // The checker's layout (check_layout.cpp) and the model's (scale_layout.cpp) are written
+  // The checker's layout (storage_map.cpp) and the model's (scale_layout.cpp) are written
   // independently; they must put every scale at the same byte.
   const StorageMap map(ss);
   for (std::int64_t r = 0; r < q.rows; ++r) {

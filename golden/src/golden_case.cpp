@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "mxv/reference/check_quantize.h"
+#include "mxv/check/quantize_specs.h"
 #include "mxv/reference/swiglu_quantize.h"
 #include "mxv/reference/wide_float.h"
 

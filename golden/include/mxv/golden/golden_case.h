@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "mxv/reference/check.h"
+#include "mxv/check/check.h"
 #include "mxv/reference/float_format.h"
 #include "mxv/reference/quantize.h"
 #include "mxv/reference/recipe.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "mxv/golden/golden_case.h"
-#include "mxv/reference/check.h"
+#include "mxv/check/check.h"
 
 namespace mxv::golden {
 

@@ -9,7 +9,6 @@
 #include <string>
 
 #include "mxv/check/check.h"
-
 #include "mxv/check/independent_decoder.h"
 #include "mxv/io/json_writer.h"
 

@@ -17,9 +17,24 @@ __global__ void __launch_bounds__(kSwigluBlockThreads) swiglu_bf16_kernel(const 
   swiglu_bf16_body(ctx, p);
 }
 
+// One wrapper per scheme, input type and index width, so each compiles to straight-line code.
+template <qrules::Scheme kScheme, bool kBf16, class Index>
 __global__ void __launch_bounds__(kSwigluBlockThreads) swiglu_quantize_fused_kernel(const SwigluQuantizeParams p) {
   CudaCtx ctx;
-  swiglu_quantize_body(ctx, p);
+  swiglu_quantize_body<kScheme, kBf16, Index>(ctx, p);
+}
+
+template <qrules::Scheme kScheme>
+void launch_fused(dim3 g, dim3 b, std::size_t smem, cudaStream_t s, const SwigluQuantizeParams& p) {
+  if (p.in.input_bf16 && p.narrow_index) {
+    swiglu_quantize_fused_kernel<kScheme, true, std::uint32_t><<<g, b, smem, s>>>(p);
+  } else if (p.in.input_bf16) {
+    swiglu_quantize_fused_kernel<kScheme, true, std::uint64_t><<<g, b, smem, s>>>(p);
+  } else if (p.narrow_index) {
+    swiglu_quantize_fused_kernel<kScheme, false, std::uint32_t><<<g, b, smem, s>>>(p);
+  } else {
+    swiglu_quantize_fused_kernel<kScheme, false, std::uint64_t><<<g, b, smem, s>>>(p);
+  }
 }
 
 dim3 to_dim3(Dim3 d) { return dim3(d.x, d.y, d.z); }
@@ -39,8 +54,15 @@ void CudaBackend::launch_swiglu_quantize(const LaunchPlan& plan, const SwigluQua
   if (plan.kernel != "swiglu_quantize_fused") not_implemented(plan.kernel);
   validate_launch_plan(plan);
   note_launch(plan);
-  swiglu_quantize_fused_kernel<<<to_dim3(plan.grid), to_dim3(plan.block), plan.dynamic_smem_bytes,
-                                 static_cast<cudaStream_t>(stream())>>>(p);
+  const dim3 g = to_dim3(plan.grid), b = to_dim3(plan.block);
+  const auto s = static_cast<cudaStream_t>(stream());
+  if (p.scheme == qrules::Scheme::kNvfp4Te) {
+    launch_fused<qrules::Scheme::kNvfp4Te>(g, b, plan.dynamic_smem_bytes, s, p);
+  } else if (p.scheme == qrules::Scheme::kMxfp4Nvidia) {
+    launch_fused<qrules::Scheme::kMxfp4Nvidia>(g, b, plan.dynamic_smem_bytes, s, p);
+  } else {
+    launch_fused<qrules::Scheme::kMxfp4Ocp>(g, b, plan.dynamic_smem_bytes, s, p);
+  }
   check_launch(plan);
 }
 

@@ -13,7 +13,7 @@ void EmulatedBackend::launch_swiglu(const device::LaunchPlan& plan, const device
 
 void EmulatedBackend::launch_swiglu_quantize(const device::LaunchPlan& plan, const device::SwigluQuantizeParams& p) {
   if (plan.kernel != "swiglu_quantize_fused") not_implemented(plan.kernel);
-  run(plan, [&p](EmuCtx& ctx) { device::swiglu_quantize_body(ctx, p); });
+  run(plan, [&p](EmuCtx& ctx) { device::swiglu_quantize_kernel(ctx, p); });
 }
 
 }  // namespace mxv::emu

@@ -7,11 +7,11 @@
 //  - unfused first half ("swiglu_bf16"): the activated output [rows, I] as bf16, which the quantize
 //    kernel then quantizes (the pair the fused kernel must equal bit for bit when it rounds to bf16).
 //
-// Lane mapping: each lane owns 8 consecutive activated outputs (j0 = 8 * lane slot), so an NVFP4
-// block of 16 is 2 lanes (MX: 4) and its amax meets through butterfly shuffles. With
-// interleaved(8) the 8 gate and 8 up inputs of a lane are adjacent in the GEMM row (one pair of
-// contiguous runs); with interleaved(1) they are 16 contiguous alternating values; with halves two
-// runs I apart. Loads are 16-byte vectors throughout (I % 16 == 0 is the launcher's gate).
+// Mapping: the fused kernel gives each thread one scale block (16 or 32 consecutive activated
+// outputs); the unfused activation kernel gives each thread 8 outputs. With interleaved(8) the 8
+// gate and 8 up inputs of 8 outputs are adjacent in the GEMM row (one pair of contiguous runs);
+// with interleaved(1) they are 16 contiguous alternating values; with halves two runs I apart.
+// Loads are 16-byte vectors throughout (I % 16 == 0 is the launcher's gate).
 //
 // NVFP4 needs the tensor amax of the activated output before any block can be scaled, which one
 // pass cannot know: the fused kernel takes it as an input (a calibrated amax, as production
@@ -25,6 +25,14 @@
 #include "mxv/device/kernels/fp4_block.h"
 #include "mxv/device/kernels/quantize_rules.h"
 #include "mxv/device/kernels/swiglu_math.h"
+
+// Loops over a thread's outputs must unroll fully so their arrays live in registers (nvcc
+// declines for bodies this size). Not logic: the host ignores it.
+#if defined(__CUDA_ARCH__)
+#define MXV_SWIGLU_UNROLL _Pragma("unroll")
+#else
+#define MXV_SWIGLU_UNROLL
+#endif
 
 namespace mxv::device {
 
@@ -63,6 +71,8 @@ struct SwigluQuantizeParams {
   qrules::ScaleLayoutKind layout = qrules::ScaleLayoutKind::kSwizzled128x4;
   bool round_to_bf16 = false;    ///< Intermediate::kBf16: quantize bf16(activated)
   bool nan_propagates = false;
+  /// Every byte offset and slot index of the launch fits in 32 bits (the launcher checks).
+  bool narrow_index = false;
   std::uint64_t kb = 0;          ///< I / block
   std::uint64_t kb_slots = 0;    ///< kb, or round_up(kb, 4) swizzled
   std::uint64_t scale_rows = 0;  ///< rows, or padded to 128 per group
@@ -76,46 +86,66 @@ struct SwigluQuantizeParams {
 
 namespace swiglu_detail {
 
-/// `n` (8 or 16) consecutive inputs of a row starting at column `col`, widened to fp32.
-template <class Ctx>
-MXV_HD MXV_FORCEINLINE void load_run(Ctx& ctx, const SwigluInput& in, std::uint64_t row, std::uint64_t col,
-                                     unsigned n, float* dst) {
-  const unsigned per_vec = in.input_bf16 ? 8u : 4u;
-  const std::uint64_t esize = in.input_bf16 ? 2u : 4u;
-  const std::uint64_t base = row * 2u * in.inter + col;
+/// `n` (8 or 16) consecutive inputs of a row starting at column `col`, widened to fp32. `kBf16`
+/// is the input type when the caller knows it at compile time; otherwise `in.input_bf16` decides.
+template <int kBf16 = -1, class Index = std::uint64_t, class Ctx>
+MXV_HD MXV_FORCEINLINE void load_run(Ctx& ctx, const SwigluInput& in, Index row, Index col, unsigned n, float* dst) {
+  const bool bf16 = kBf16 < 0 ? in.input_bf16 : kBf16 == 1;
+  const unsigned per_vec = bf16 ? 8u : 4u;
+  const Index esize = bf16 ? 2u : 4u;
+  const Index base = row * 2u * static_cast<Index>(in.inter) + col;
+  MXV_SWIGLU_UNROLL
   for (unsigned v = 0; v < n / per_vec; ++v) {
-    const Vec16 x = ctx.load16(in.gate_up, (base + std::uint64_t{v} * per_vec) * esize);
-    for (unsigned j = 0; j < per_vec; ++j) dst[v * per_vec + j] = fp4_block::vec16_element(x, j, in.input_bf16);
+    const Vec16 x = ctx.load16(in.gate_up, std::size_t{(base + Index{v} * per_vec) * esize});
+    MXV_SWIGLU_UNROLL
+    for (unsigned j = 0; j < per_vec; ++j) dst[v * per_vec + j] = fp4_block::vec16_element(x, j, bf16);
   }
 }
 
-/// The 8 activated outputs j0 .. j0+7 of `row` (j0 a multiple of 8), in fp32.
-template <class Ctx>
-MXV_HD MXV_FORCEINLINE void activate8(Ctx& ctx, const SwigluInput& in, std::uint64_t row, std::uint64_t j0,
-                                      float* out) {
+/// Splits 16 contiguous interleaved(kG) columns into their 8 gates and 8 ups.
+template <unsigned kG>
+MXV_HD MXV_FORCEINLINE void deinterleave(const float* raw, float* gate, float* up) {
+  MXV_SWIGLU_UNROLL
+  for (unsigned t = 0; t < 16; ++t) {
+    const unsigned pair = t / (2u * kG);
+    const unsigned r = t % (2u * kG);
+    if (r < kG) gate[pair * kG + r] = raw[t];
+    else up[pair * kG + r - kG] = raw[t];
+  }
+}
+
+/// The 8 activated outputs j0 .. j0+7 of `row` (j0 a multiple of 8), in fp32. The template
+/// parameters fix the input type and the activation at compile time (-1: read them from `in`).
+template <int kBf16 = -1, int kClamped = -1, class Index = std::uint64_t, class Ctx>
+MXV_HD MXV_FORCEINLINE void activate8(Ctx& ctx, const SwigluInput& in, Index row, Index j0, float* out) {
   float gate[8];
   float up[8];
   const std::uint32_t g = in.placement.group;
+  const auto inter = static_cast<Index>(in.inter);
   if (g == 0u) {  // halves: gate = [0, I), up = [I, 2I)
-    load_run(ctx, in, row, j0, 8, gate);
-    load_run(ctx, in, row, in.inter + j0, 8, up);
+    load_run<kBf16>(ctx, in, row, j0, 8, gate);
+    load_run<kBf16>(ctx, in, row, inter + j0, 8, up);
   } else if (g % 8u == 0u) {  // interleaved(8k): 8 gates then, g columns later, 8 ups
-    const std::uint64_t gcol = (j0 / g) * 2u * g + j0 % g;
-    load_run(ctx, in, row, gcol, 8, gate);
-    load_run(ctx, in, row, gcol + g, 8, up);
+    const Index gcol = (j0 / g) * 2u * g + j0 % g;
+    load_run<kBf16>(ctx, in, row, gcol, 8, gate);
+    load_run<kBf16>(ctx, in, row, static_cast<Index>(gcol + g), 8, up);
   } else {  // interleaved(g), g | 8: 16 contiguous columns hold 8/g (gate run, up run) pairs
     float raw[16];
-    load_run(ctx, in, row, 2u * j0, 16, raw);
-    for (unsigned t = 0; t < 16; ++t) {
-      const unsigned pair = t / (2u * g);
-      const unsigned r = t % (2u * g);
-      if (r < g) gate[pair * g + r] = raw[t];
-      else up[pair * g + r - g] = raw[t];
+    load_run<kBf16>(ctx, in, row, static_cast<Index>(2u * j0), 16, raw);
+    // One constant-index copy per g, so the arrays stay in registers (a runtime g would index
+    // them dynamically and put them in local memory).
+    switch (g) {
+      case 1u: deinterleave<1>(raw, gate, up); break;
+      case 2u: deinterleave<2>(raw, gate, up); break;
+      case 4u: deinterleave<4>(raw, gate, up); break;
+      default: deinterleave<8>(raw, gate, up); break;
     }
   }
+  const bool clamped = kClamped < 0 ? in.activation == SwigluActivationKind::kSwigluClamped : kClamped == 1;
+  MXV_SWIGLU_UNROLL
   for (unsigned j = 0; j < 8; ++j) {
-    out[j] = in.activation == SwigluActivationKind::kSilu ? swiglu_math::silu_mul(gate[j], up[j])
-                                                         : swiglu_math::swiglu_clamped(gate[j], up[j], in.alpha, in.limit);
+    out[j] = clamped ? swiglu_math::swiglu_clamped(gate[j], up[j], in.alpha, in.limit)
+                     : swiglu_math::silu_mul(gate[j], up[j]);
   }
 }
 
@@ -140,62 +170,103 @@ MXV_HD void swiglu_bf16_body(Ctx& ctx, const SwigluParams& p) {
   }
 }
 
-/// Fused: activation + amax over each block across lanes + scale + packed E2M1, one pass.
-template <class Ctx>
+/// Fused: activation + block amax + scale + packed E2M1 in one pass, one thread per scale slot
+/// (kernels/quantize.h's vector variant applied to computed values): the thread activates its
+/// block's 16 or 32 outputs, keeps them in registers, picks the scale once and stores the packed
+/// codes (8 bytes as two words for NVFP4, 16 bytes as one vector for MX) and the scale byte. The
+/// scheme, input type and activation are template parameters, so each kernel is straight-line
+/// code: the portable exp and the IEEE division are most of the per-output cost, and runtime
+/// selects or shuffles around them would add to it. The activation stays a runtime choice (a
+/// uniform branch per group of 8 outputs), which halves the number of kernels to compile. Blocks with a NaN or Inf activation take the
+/// recipe's NaN policy for the amax and the general encoder; all others the non-NaN encoder.
+template <qrules::Scheme kScheme, bool kBf16, class Index, class Ctx>
 MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
-  const unsigned block = qrules::block_size(p.scheme);
-  const unsigned lanes = block / 8u;  // 2 (NVFP4) or 4 (MX)
-  const unsigned shift = lanes == 2u ? 1u : 2u;
-  const std::uint64_t total = p.items << shift;
-  const std::uint64_t tid = std::uint64_t{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x;
-  const std::uint64_t stride = std::uint64_t{ctx.grid_dim().x} * ctx.block_dim().x;  // multiple of 32
-  const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, p.scheme, p.amax_bits, p.s_dec_out);
-  const std::uint64_t row_bytes = p.in.inter / 2u;
-  // (scale_row, k) of item i / lanes, stepped by the item stride (stride / lanes, exact).
-  fp4_block::SlotCursor<> cursor = fp4_block::slot_cursor<std::uint64_t>(tid >> shift, stride >> shift, p.kb_slots);
+  constexpr unsigned kBlock = kScheme == qrules::Scheme::kNvfp4Te ? 16u : 32u;
+  constexpr unsigned kOutWords = kBlock / 8u;
+  const Index tid = static_cast<Index>(Index{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x);
+  const Index stride = static_cast<Index>(Index{ctx.grid_dim().x} * ctx.block_dim().x);
+  const auto items = static_cast<Index>(p.items);
+  const auto kb = static_cast<Index>(p.kb);
+  const auto row_bytes = static_cast<Index>(p.in.inter / 2u);
+  const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, kScheme, p.amax_bits, p.s_dec_out);
+  fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(tid, stride, static_cast<Index>(p.kb_slots));
 
-  // Warp-uniform trip count (as in quantize_vector_body): every lane reaches every shuffle.
-  for (std::uint64_t i = tid; (i & ~std::uint64_t{31}) < total; i += stride) {
-    const bool active = i < total;
-    const unsigned sub = static_cast<unsigned>(i & (lanes - 1u));
-    const std::uint64_t scale_row = cursor.row;
-    const std::uint64_t k = cursor.k;
+  for (Index i = tid; i < items; i += stride) {
+    const Index scale_row = cursor.row;
+    const Index k = cursor.k;
     cursor.advance();
     bool valid = false;
-    std::uint64_t row = scale_row;
-    if (active) {
-      if (p.tile_rows.raw == nullptr) {
-        valid = scale_row < p.in.rows;
-      } else {
-        const std::uint64_t tile = scale_row >> 7;
-        const std::uint64_t local = scale_row & 127u;
-        valid = local < ctx.load(p.tile_rows, 2u * tile + 1u);
-        row = std::uint64_t{ctx.load(p.tile_rows, 2u * tile)} + local;
-      }
+    Index row = scale_row;
+    if (p.tile_rows.raw == nullptr) {
+      valid = scale_row < p.in.rows;
+    } else {
+      const Index tile = scale_row >> 7;
+      const Index local = scale_row & 127u;
+      valid = local < ctx.load(p.tile_rows, 2u * std::size_t{tile} + 1u);
+      row = static_cast<Index>(ctx.load(p.tile_rows, 2u * std::size_t{tile}) + local);
     }
-    const bool has_data = valid && k < p.kb;
-    const std::uint64_t j0 = k * block + std::uint64_t{sub} * 8u;
+    const Index scale_off = qrules::scale_offset<Index>(p.layout, scale_row, k, kb);
+    if (!valid || k >= kb) {
+      ctx.store(p.scales, scale_off, std::uint8_t{0});  // padding slot
+      continue;
+    }
+    float act[kBlock];
+    MXV_SWIGLU_UNROLL
+    for (unsigned q = 0; q < kBlock / 8u; ++q) {
+      swiglu_detail::activate8<kBf16 ? 1 : 0, -1, Index>(ctx, p.in, row,
+                                                                       static_cast<Index>(k * kBlock + 8u * q), act + 8u * q);
+    }
+    std::uint32_t raw = 0;
+    MXV_SWIGLU_UNROLL
+    for (unsigned j = 0; j < kBlock; ++j) {
+      if (p.round_to_bf16) act[j] = cvt::f32_from_bf16(cvt::bf16_from_f32(act[j]));
+      raw = qrules::max_u32(raw, cvt::bits_of(act[j]) & qrules::kAbsMask);
+    }
+    const bool finite = raw < qrules::kInfBits;
+    std::uint32_t key = raw;
+    if (!finite) {  // an Inf or a NaN: the recipe's NaN policy decides the amax
+      key = 0;
+      for (unsigned j = 0; j < kBlock; ++j) key = qrules::max_u32(key, qrules::amax_key(act[j], p.nan_propagates));
+    }
+    const qrules::BlockChoice c = qrules::choose_block(kScheme, key, ts);
+    std::uint32_t out[kOutWords];
+    MXV_SWIGLU_UNROLL
+    for (unsigned o = 0; o < kOutWords; ++o) {
+      const auto value = [&](unsigned j) { return act[8u * o + j]; };
+      out[o] = finite ? fp4_block::pack_e2m1_word_non_nan<8>(value, c.multiplier)
+                      : fp4_block::pack_e2m1_word<8>(value, c.multiplier);
+    }
+    const Index byte_off = row * row_bytes + k * (kBlock / 2u);
+    if constexpr (kOutWords == 4u) {
+      ctx.store16(p.elements, byte_off, Vec16{{out[0], out[1], out[2], out[3]}});
+    } else {
+      const GlobalPtr<std::uint32_t> words{reinterpret_cast<std::uint32_t*>(p.elements.raw)};
+      ctx.store(words, byte_off / 4u, out[0]);
+      ctx.store(words, byte_off / 4u + 1u, out[1]);
+    }
+    ctx.store(p.scales, scale_off, static_cast<std::uint8_t>(c.code));
+  }
+}
 
-    float act[8] = {};
-    std::uint32_t key = 0;
-    if (has_data) {
-      swiglu_detail::activate8(ctx, p.in, row, j0, act);
-      for (unsigned j = 0; j < 8; ++j) {
-        if (p.round_to_bf16) act[j] = cvt::f32_from_bf16(cvt::bf16_from_f32(act[j]));
-        key = qrules::max_u32(key, qrules::amax_key(act[j], p.nan_propagates));
-      }
-    }
-    key = fp4_block::block_amax(ctx, key, lanes);
+/// The fused kernel for runtime parameters (the emulator's entry; the cuda backend launches one
+/// __global__ per instantiation instead).
+template <qrules::Scheme kScheme, class Ctx>
+MXV_HD void swiglu_quantize_dispatch_scheme(Ctx& ctx, const SwigluQuantizeParams& p) {
+  if (p.in.input_bf16) {
+    if (p.narrow_index) return swiglu_quantize_body<kScheme, true, std::uint32_t>(ctx, p);
+    return swiglu_quantize_body<kScheme, true, std::uint64_t>(ctx, p);
+  }
+  if (p.narrow_index) return swiglu_quantize_body<kScheme, false, std::uint32_t>(ctx, p);
+  return swiglu_quantize_body<kScheme, false, std::uint64_t>(ctx, p);
+}
 
-    if (has_data) {
-      const qrules::BlockChoice c = qrules::choose_block(p.scheme, key, ts);
-      const std::uint32_t word = fp4_block::pack_e2m1_word<8>([&](unsigned j) { return act[j]; }, c.multiplier);
-      ctx.store(GlobalPtr<std::uint32_t>{reinterpret_cast<std::uint32_t*>(p.elements.raw)},
-                (row * row_bytes + j0 / 2u) / 4u, word);
-      if (sub == 0u) ctx.store(p.scales, qrules::scale_offset(p.layout, scale_row, k, p.kb), static_cast<std::uint8_t>(c.code));
-    } else if (active && sub == 0u) {
-      ctx.store(p.scales, qrules::scale_offset(p.layout, scale_row, k, p.kb), std::uint8_t{0});  // padding slot
-    }
+template <class Ctx>
+MXV_HD void swiglu_quantize_kernel(Ctx& ctx, const SwigluQuantizeParams& p) {
+  using qrules::Scheme;
+  switch (p.scheme) {
+    case Scheme::kNvfp4Te: return swiglu_quantize_dispatch_scheme<Scheme::kNvfp4Te>(ctx, p);
+    case Scheme::kMxfp4Nvidia: return swiglu_quantize_dispatch_scheme<Scheme::kMxfp4Nvidia>(ctx, p);
+    case Scheme::kMxfp4Ocp: return swiglu_quantize_dispatch_scheme<Scheme::kMxfp4Ocp>(ctx, p);
   }
 }
 

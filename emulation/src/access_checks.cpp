@@ -92,6 +92,20 @@ void BlockRun::global_access(ThreadState& t, const void* base, std::size_t index
   }
   std::byte* addr = a->base + offset;
   const auto address = reinterpret_cast<std::uintptr_t>(addr);
+  if (offset < a->guard_before || offset + access_bytes > a->bytes - a->guard_after) {
+    // Inside the allocation but in a guard band: the kernel left its buffer. Reported, then
+    // performed (a store must still show as guard damage to the backend's guard check).
+    const std::uint32_t id = site_id(t, site);
+    const std::uint64_t usable = a->bytes - a->guard_before - a->guard_after;
+    const bool before = offset < a->guard_before;
+    const std::uint64_t distance = before ? a->guard_before - offset : offset + access_bytes - a->guard_before - usable;
+    report(FindingKind::kOutOfBounds, t, id, a->name, address,
+           static_cast<std::int64_t>(offset) - static_cast<std::int64_t>(a->guard_before),
+           std::to_string(access_bytes) + "-byte " + verb + " of element " + std::to_string(index) +
+               " reaches the guard band " + (before ? "before" : "after") + " '" + a->name + "' (" +
+               std::to_string(usable) + " usable bytes; " + std::to_string(distance) + " byte(s) " +
+               (before ? "before the start" : "past the end") + ")");
+  }
   if (address % access_bytes != 0) {
     const std::uint32_t id = site_id(t, site);
     report(FindingKind::kMisaligned, t, id, a->name, address, static_cast<std::int64_t>(offset),

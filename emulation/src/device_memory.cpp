@@ -36,6 +36,18 @@ void DeviceMemory::release(void* p) {
   by_base_.erase(it);
 }
 
+void DeviceMemory::set_guard_bands(void* p, std::size_t before, std::size_t after) {
+  auto it = by_base_.find(reinterpret_cast<std::uintptr_t>(p));
+  if (it == by_base_.end()) throw std::invalid_argument("guard bands: pointer is not the start of a live allocation");
+  Allocation& a = it->second;
+  if (before > a.bytes || after > a.bytes - before) {
+    throw std::invalid_argument("guard bands of " + std::to_string(before) + " + " + std::to_string(after) +
+                                " bytes do not fit in '" + a.name + "' of " + std::to_string(a.bytes) + " bytes");
+  }
+  a.guard_before = before;
+  a.guard_after = after;
+}
+
 const Allocation* DeviceMemory::find(const void* p) const {
   auto key = reinterpret_cast<std::uintptr_t>(p);
   auto it = by_base_.upper_bound(key);

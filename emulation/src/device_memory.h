@@ -32,6 +32,10 @@ struct Allocation {
   std::size_t padded = 0;        // bytes rounded up to the alignment; the tail is red zone too
   std::unique_ptr<std::byte, void (*)(void*)> block{nullptr, nullptr};  // red zone + padded + red zone
   std::vector<std::uint64_t> tags;  // one per user byte
+  // Guard bands inside the allocation (Backend::alloc's guard bytes, backend.h): the host reads
+  // and writes them, a kernel access there is an out-of-bounds finding. 0 = none.
+  std::size_t guard_before = 0;
+  std::size_t guard_after = 0;
 
   bool contains_pointer(const void* p) const {  // one past the end counts (a valid C++ pointer)
     auto* b = static_cast<const std::byte*>(p);
@@ -52,6 +56,9 @@ class DeviceMemory {
   /// [p, p + bytes) leaves the allocation.
   Allocation& checked_range(const void* p, std::size_t bytes, std::string_view what);
   const Allocation& checked_range(const void* p, std::size_t bytes, std::string_view what) const;
+  /// Marks the first `before` and last `after` bytes of the allocation starting at p as guard
+  /// bands. Throws std::invalid_argument if p is not an allocation's start or the bands overlap.
+  void set_guard_bands(void* p, std::size_t before, std::size_t after);
   /// Red-zone bytes (and padding bytes) that no longer hold the pattern, over all allocations.
   std::size_t corrupted_red_zone_bytes() const;
 

@@ -34,7 +34,12 @@ std::vector<std::string> EmulatedBackend::take_findings() {
 // ---- memory ----------------------------------------------------------------------------------
 
 std::byte* EmulatedBackend::raw_alloc(std::size_t bytes, std::string_view name) {
-  return reinterpret_cast<std::byte*>(emu_.alloc<std::uint8_t>(bytes, name).raw);
+  // Backend::alloc asks for the usable bytes plus kGuardBytes on each side (backend.h); the
+  // emulator treats those as guard bands, so a kernel load of a guard byte is a finding, not a
+  // silent read of allocated memory.
+  const device::GlobalPtr<std::uint8_t> p = emu_.alloc<std::uint8_t>(bytes, name);
+  if (bytes >= 2 * device::kGuardBytes) emu_.set_guard_bands(p, device::kGuardBytes, device::kGuardBytes);
+  return reinterpret_cast<std::byte*>(p.raw);
 }
 
 void EmulatedBackend::raw_free(std::byte* p) noexcept {

@@ -77,6 +77,9 @@ std::size_t Emulator::count_unwritten_bytes(const void* p, std::size_t bytes) co
 }
 
 void Emulator::free_bytes(void* p) { impl_->memory.release(p); }
+void Emulator::set_guard_bands_bytes(void* p, std::size_t before, std::size_t after) {
+  impl_->memory.set_guard_bands(p, before, after);
+}
 
 std::size_t Emulator::corrupted_red_zone_bytes() const { return impl_->memory.corrupted_red_zone_bytes(); }
 

@@ -108,55 +108,6 @@ std::string VerifyCase::id() const {
 
 std::uint64_t case_seed(std::uint64_t run_seed, const VerifyCase& c) { return case_seed(run_seed, c.id()); }
 
-std::vector<float> bug_hunting_values(std::size_t count, std::size_t block, std::uint64_t seed, bool specials) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> pick(0, 999);
-  std::uniform_int_distribution<int> binade(-10, 10);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  // E2M1 midpoints (0.25 .. 5: ties between adjacent codes, SEMANTICS.md section 2) and E2M1 codes;
-  // E4M3 decision points (464: the satfinite tie above 448; 0x1p-10: the smallest subnormal).
-  static constexpr float kMidpoints[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
-  static constexpr float kCodes[] = {0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
-  static constexpr float kE4m3Points[] = {448.0f, 464.0f, 480.0f, 0x1p-9f, 0x1p-10f, 0x1.8p-10f, 240.0f, 248.0f};
-  std::vector<float> v(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    const int p = pick(rng);
-    const float sign = pick(rng) < 500 ? 1.0f : -1.0f;
-    const float scale = std::ldexp(1.0f, binade(rng));
-    float x = normal(rng) * scale;
-    if (p < 40) {
-      x = 0.0f;
-    } else if (p < 70) {
-      x = -0.0f;
-    } else if (p < 220) {
-      x = sign * kMidpoints[static_cast<std::size_t>(pick(rng)) % std::size(kMidpoints)] * scale;
-    } else if (p < 260) {  // a midpoint's fp32 neighbours: the rounding must not see the tie
-      const float m = kMidpoints[static_cast<std::size_t>(pick(rng)) % std::size(kMidpoints)] * scale;
-      x = sign * std::nextafter(m, pick(rng) < 500 ? 0.0f : INFINITY);
-    } else if (p < 340) {
-      x = sign * kCodes[static_cast<std::size_t>(pick(rng)) % std::size(kCodes)] * scale;
-    } else if (p < 380) {
-      x = sign * kE4m3Points[static_cast<std::size_t>(pick(rng)) % std::size(kE4m3Points)];
-    } else if (p < 400) {
-      x = sign * std::ldexp(1.0f + static_cast<float>(pick(rng)) / 1000.0f, -130 - pick(rng) % 18);  // fp32 subnormal
-    } else if (p < 420) {
-      x = sign * std::ldexp(1.0f, binade(rng) * 3);  // a power of two
-    }
-    if (specials && p >= 985) x = p < 990 ? NAN : (p < 995 ? INFINITY : -INFINITY);
-    v[i] = x;
-  }
-  // One huge element in some blocks: the block's other elements fall towards zero or subnormals.
-  if (block > 0) {
-    for (std::size_t b = 0; b * block < count; ++b) {
-      if (pick(rng) < 150) {
-        const std::size_t at = b * block + static_cast<std::size_t>(pick(rng)) % std::min(block, count - b * block);
-        if (!std::isnan(v[at])) v[at] = std::ldexp(normal(rng) >= 0 ? 1.5f : -1.5f, 20 + pick(rng) % 60);
-      }
-    }
-  }
-  return v;
-}
-
 namespace {
 
 constexpr WideType kF32 = WideType::kFp32;

@@ -129,7 +129,7 @@ class CaseRun {
     a.count = count;
     if (!c_.decode) {
       // Bug-hunting values, a quarter of them replaced by raw random bit patterns of the dtype.
-      std::vector<float> v = bug_hunting_values(count, 32, seed_, c_.specials);
+      std::vector<float> v = fuzz::bug_hunting_values(count, 32, seed_, c_.specials);
       std::vector<std::uint8_t> in = narrow_from_fp32(c_.dtype, v);
       auto g = rng();
       const std::size_t w = bytes_of(c_.dtype);
@@ -189,29 +189,18 @@ class CaseRun {
   void dequantize() {
     const Recipe recipe = Recipe::by_name(c_.preset);
     const std::int64_t e = c_.experts, n = c_.rows, k = c_.cols, block = recipe.block_size;
-    auto g = rng();
     // Every packed byte (all nibble pairs, +-0 and the +-6 extremes among them); scales mostly in a
-    // range that survives bf16 / fp16, sometimes any code, sometimes the format's extreme codes.
-    std::vector<std::uint8_t> packed(static_cast<std::size_t>(e * n * k / 2));
-    std::vector<std::uint8_t> scales(static_cast<std::size_t>(e * n * ((k + block - 1) / block)));
-    for (auto& b : packed) b = static_cast<std::uint8_t>(g());
-    const bool nv = recipe.is_nvfp4();
-    for (auto& b : scales) {
-      const std::uint64_t p = g() % 16;
-      if (p == 0) {
-        b = static_cast<std::uint8_t>(g());
-      } else if (p == 1) {
-        static constexpr std::uint8_t kUe4m3Edges[] = {0x00, 0x01, 0x07, 0x08, 0x7E, 0x7F};
-        static constexpr std::uint8_t kE8m0Edges[] = {0x00, 0x01, 0x7F, 0xFE, 0xFF};
-        b = nv ? kUe4m3Edges[g() % std::size(kUe4m3Edges)] : kE8m0Edges[g() % std::size(kE8m0Edges)];
-      } else {
-        b = static_cast<std::uint8_t>(nv ? 0x20 + g() % 0x40 : 110 + g() % 30);
-      }
-      if (nv) b &= 0x7F;  // UE4M3: the sign bit is not a scale (the reference rejects it)
+    // range that survives bf16 / fp16, sometimes any code or the format's edge codes.
+    auto g = rng();
+    const fuzz::WeightInputs drawn = c_.inputs ? fuzz::WeightInputs{} : fuzz::weight_inputs(recipe, e, n, k, g, true);
+    const fuzz::WeightInputs& w = c_.inputs ? c_.inputs->weights : drawn;
+    const std::vector<std::uint8_t>& packed = w.packed;
+    const std::vector<std::uint8_t>& scales = w.scales;
+    const std::vector<float>& s_dec = w.s_dec;
+    if (packed.size() != static_cast<std::size_t>(e * n * k / 2) ||
+        scales.size() != static_cast<std::size_t>(e * n * ((k + block - 1) / block)) || s_dec.size() != static_cast<std::size_t>(e)) {
+      throw std::invalid_argument("explicit weight inputs do not match the shape");
     }
-    std::vector<float> s_dec;
-    std::uniform_real_distribution<float> u(1e-3f, 1.0f);
-    for (std::int64_t i = 0; i < e; ++i) s_dec.push_back(u(g));
 
     DeviceBuffer pb = be_.alloc_upload(std::span<const std::uint8_t>(packed), "packed");
     DeviceBuffer sb = be_.alloc_upload(std::span<const std::uint8_t>(scales), "scales");
@@ -262,12 +251,16 @@ class CaseRun {
   void quantize() {
     const Recipe recipe = Recipe::by_name(c_.preset);
     const auto count = static_cast<std::size_t>(c_.rows * c_.cols);
-    const std::vector<float> v = bug_hunting_values(count, static_cast<std::size_t>(recipe.block_size), seed_, c_.specials);
+    const std::vector<float> v =
+        c_.inputs ? c_.inputs->values
+                  : fuzz::bug_hunting_values(count, static_cast<std::size_t>(recipe.block_size), seed_, c_.specials);
+    if (v.size() != count) throw std::invalid_argument("explicit inputs: " + std::to_string(v.size()) + " values for " + std::to_string(count) + " elements");
     const std::vector<std::uint8_t> in = narrow_from_fp32(c_.dtype, v);
     const ScaleLayout layout = c_.swizzled ? ScaleLayout::kSwizzled128x4 : ScaleLayout::kLinear;
     QuantizeOptions qo;
     qo.scale_layout = layout;
     qo.group_counts = c_.groups;
+    if (c_.inputs && recipe.is_nvfp4()) qo.tensor_amax = c_.inputs->tensor_amax;
     const QuantizedActivations ref = quantize_activations(recipe, c_.dtype, in, c_.rows, c_.cols, qo);
 
     device::QuantizeProblem prob;
@@ -277,6 +270,7 @@ class CaseRun {
     prob.cols = c_.cols;
     prob.scale_layout = layout;
     prob.group_counts = c_.groups;
+    prob.tensor_amax = qo.tensor_amax;
     const device::QuantizePlan plan = device::plan_quantize(prob);
     DeviceBuffer ib = be_.alloc_upload(std::span<const std::uint8_t>(in), "input");
     device::QuantizeBuffers out = device::alloc_quantize_buffers(be_, plan, kSentinel);
@@ -293,9 +287,15 @@ class CaseRun {
     const auto rows = static_cast<std::size_t>(c_.rows), inter = static_cast<std::size_t>(c_.cols);
     // Gate/up values: the bug-hunting mix scaled down by 4 so that SiLU's interesting range
     // (around 0, the clamp limit 7, exp's overflow edge) is well populated.
-    std::vector<float> gu = bug_hunting_values(rows * 2 * inter, 16, seed_, c_.specials);
-    for (float& x : gu) {
-      if (std::isfinite(x) && std::fabs(x) < 1e6f) x *= 0.25f;
+    std::vector<float> gu;
+    if (c_.inputs) {
+      gu = c_.inputs->values;
+      if (gu.size() != rows * 2 * inter) throw std::invalid_argument("explicit inputs: " + std::to_string(gu.size()) + " gate/up values for " + std::to_string(rows * 2 * inter));
+    } else {
+      gu = fuzz::bug_hunting_values(rows * 2 * inter, 16, seed_, c_.specials);
+      for (float& x : gu) {
+        if (std::isfinite(x) && std::fabs(x) < 1e6f) x *= 0.25f;
+      }
     }
     const std::vector<std::uint8_t> in = narrow_from_fp32(c_.dtype, gu);
     std::vector<std::uint16_t> in16;

@@ -95,24 +95,7 @@ TEST(VerifyCatalogue, FullCatalogueHasTheIssue5EdgeShapesAndEveryDtype) {
   EXPECT_LT(verify_catalogue(true).size(), cases.size() / 4);
 }
 
-TEST(VerifyInputs, SeededBugHuntingValuesAreReproducibleAndAimAtEdges) {
-  const std::vector<float> a = bug_hunting_values(4096, 16, 99, true);
-  const std::vector<float> b = bug_hunting_values(4096, 16, 99, true);
-  ASSERT_EQ(a.size(), b.size());
-  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(float)));
-  EXPECT_NE(bug_hunting_values(64, 16, 100, true), bug_hunting_values(64, 16, 99, true));
-  bool pos0 = false, neg0 = false, nan = false, inf = false, sub = false, mid = false, huge = false;
-  for (const float x : a) {
-    pos0 |= x == 0.0f && !std::signbit(x);
-    neg0 |= x == 0.0f && std::signbit(x);
-    nan |= std::isnan(x);
-    inf |= std::isinf(x);
-    sub |= std::fpclassify(x) == FP_SUBNORMAL;
-    mid |= std::fabs(x) == 2.5f || std::fabs(x) == 5.0f;
-    huge |= std::isfinite(x) && std::fabs(x) >= 0x1p20f;
-  }
-  EXPECT_TRUE(pos0 && neg0 && nan && inf && sub && mid && huge);
-  for (const float x : bug_hunting_values(4096, 16, 99, false)) ASSERT_FALSE(std::isnan(x) || std::isinf(x));
+TEST(VerifyInputs, CaseSeedDependsOnRunSeedAndCase) {
   // A case's seed depends on the run seed and on the case, nothing else.
   const VerifyCase c = verify_catalogue(true).front();
   EXPECT_EQ(case_seed(7, c), case_seed(7, c));

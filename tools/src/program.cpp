@@ -75,6 +75,7 @@ int run_program(int argc, char** argv) {
   add_swiglu_quantize_verb(app);
   add_verify_verb(app);
   add_golden_verb(app, argc, argv);
+  add_fuzz_verb(app);
   app.require_subcommand(1);
 
   // The top level: no verb, `help [VERB]`, an unknown verb.

@@ -92,6 +92,15 @@ class Emulator {
   void free(device::GlobalPtr<T> p) {
     free_bytes(const_cast<std::remove_const_t<T>*>(p.raw));
   }
+  /// Declares the first `before` and the last `after` bytes of the allocation that starts at `p` to
+  /// be guard bands: host uploads and downloads reach them, but every kernel load, store or atomic
+  /// that touches one is an out-of-bounds finding naming the band (the access itself happens, so a
+  /// store still shows as guard damage). The backend's guarded buffers use this (backend.h), so a
+  /// kernel reading up to kGuardBytes past its buffer is seen although the bytes are allocated.
+  template <class T>
+  void set_guard_bands(device::GlobalPtr<T> p, std::size_t before, std::size_t after) {
+    set_guard_bands_bytes(const_cast<std::remove_const_t<T>*>(p.raw), before, after);
+  }
   /// Bytes of the red zones that something wrote (host code through a raw pointer); 0 is good.
   std::size_t corrupted_red_zone_bytes() const;
 
@@ -131,6 +140,7 @@ class Emulator {
   void fill_bytes(void* dst, std::uint8_t byte);
   std::size_t count_unwritten_bytes(const void* p, std::size_t bytes) const;
   void free_bytes(void* p);
+  void set_guard_bands_bytes(void* p, std::size_t before, std::size_t after);
   void launch_erased(std::string_view kernel, device::Dim3 grid, device::Dim3 block,
                      std::size_t dynamic_smem, const LaunchOptions& options, void* body, Thunk thunk);
 

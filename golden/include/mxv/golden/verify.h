@@ -19,13 +19,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <iosfwd>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "mxv/check/check.h"
+#include "mxv/fuzz/values.h"
 #include "mxv/reference/quantize.h"
 #include "mxv/reference/recipe.h"
 
@@ -50,6 +53,15 @@ VerifyKernel verify_kernel_by_name(std::string_view name);
 /// "e2m1", "e8m0_rz", "e8m0_rp").
 std::vector<std::string> supported_presets(VerifyKernel k);
 
+/// A case's inputs given explicitly (the property tests and `mxv fuzz` generate them, fuzz/). A
+/// case without them draws its inputs from its seed (fuzz::bug_hunting_values, fuzz::weight_inputs).
+struct CaseInputs {
+  std::vector<float> values;   ///< quantize: [rows, cols]; swiglu_quantize: gate/up [rows, 2 * cols]
+  fuzz::WeightInputs weights;  ///< dequantize
+  /// NVFP4 quantize: a calibrated tensor amax used as given (no amax kernel); unset = computed.
+  std::optional<float> tensor_amax;
+};
+
 /// One call of one kernel. Field meanings per kernel:
 ///   convert:         cols = element count; decode = codes -> dtype (else dtype -> codes)
 ///   dequantize:      experts x [rows = N, cols = K] weights, n_packed selects [E, K, N/2]; dtype = output
@@ -70,6 +82,9 @@ struct VerifyCase {
   Intermediate intermediate = Intermediate::kFp32;
   std::string expect_variant;  ///< the gate's answer where the catalogue states it ("" = not stated)
   std::string why;             ///< the edge case this shape covers
+  /// Explicit inputs (shared, so cases copy cheaply); null = drawn from the case's seed. Not part
+  /// of id(): the case is the call, the inputs are data.
+  std::shared_ptr<const CaseInputs> inputs;
 
   /// "M=385 K=64 groups=1/127/128/129 swz" and the like (the table's shape column).
   std::string shape() const;
@@ -88,10 +103,6 @@ std::vector<VerifyCase> verify_catalogue(bool quick);
 /// The case's own seed: a hash of the run seed and VerifyCase::id().
 std::uint64_t case_seed(std::uint64_t run_seed, const VerifyCase& c);
 
-/// Bug-hunting fp32 values (SEMANTICS.md sections 2-4): E2M1/E4M3 midpoints and their neighbours at
-/// varied binades, +-0, fp32 subnormals, powers of two, one huge element in some blocks of
-/// `block` elements, and (with `specials`) NaN / +-Inf. Deterministic in `seed`.
-std::vector<float> bug_hunting_values(std::size_t count, std::size_t block, std::uint64_t seed, bool specials);
 
 /// Test hook: sees every compared output after download (guard bytes included, already mapped so
 /// that intact guards read as Options::guard_fill) and may change it, to plant a bug.

@@ -15,5 +15,6 @@ void add_swiglu_quantize_verb(CLI::App& app);
 void add_verify_verb(CLI::App& app);
 /// `golden` records the command line as typed in the files it writes, hence argc / argv.
 void add_golden_verb(CLI::App& app, int argc, char** argv);
+void add_fuzz_verb(CLI::App& app);
 
 }  // namespace mxv::cli

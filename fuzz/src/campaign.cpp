@@ -11,8 +11,10 @@
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "mxv/emulation/emulated_backend.h"
+#include "mxv/fuzz/failure_record.h"
 #include "mxv/fuzz/values.h"
 
 namespace mxv::fuzz {
@@ -50,6 +52,7 @@ CheckOutcome check_property(const Property& property, device::Backend& backend, 
                             const Tamper& tamper, const std::function<void(const CheckOutcome&)>& progress) {
   CheckOutcome o;
   Listener listener(o, progress);
+  clear_failing_calls();
   rc::detail::TestParams tp;
   tp.seed = property_seed(params.seed, property.name);
   tp.maxSuccess = params.cases;
@@ -60,8 +63,11 @@ CheckOutcome check_property(const Property& property, device::Backend& backend, 
   meta.id = std::string(property.name);
   meta.description = std::string(property.statement);
   const auto body = property.body;
+  // An explicit (empty) reproduce map: rapidcheck then never loads its global configuration
+  // (RC_PARAMS), whose random seed it would print although this run does not use it.
+  const std::unordered_map<std::string, rc::detail::Reproduce> no_reproduce;
   const rc::detail::TestResult result = rc::detail::checkTestable(
-      [&backend, &tamper, body] { body(backend, tamper); }, meta, tp, listener);
+      [&backend, &tamper, body] { body(backend, tamper); }, meta, tp, listener, no_reproduce);
   rc::detail::FailureResult failure;
   rc::detail::GaveUpResult gave_up;
   rc::detail::Error error;
@@ -69,6 +75,7 @@ CheckOutcome check_property(const Property& property, device::Backend& backend, 
     o.ok = false;
     o.failure = failure.description;
     for (const auto& [type, value] : failure.counterExample) o.counterexample += type + ": " + value + "\n";
+    o.failing_calls = failing_calls();
   } else if (result.match(gave_up)) {
     o.ok = false;
     o.gave_up = true;
@@ -182,22 +189,13 @@ class Campaign {
 
   void save(const Property& p, device::Backend& be, std::uint64_t seed, int cases, const CheckOutcome& o,
             const std::string& replay) {
-    std::ofstream f(o_.save_failure);
-    if (!f) {
-      err_ << "mxv fuzz: cannot write " << o_.save_failure << "\n";
-      return;
+    const FailureRecord rec{std::string(p.name), std::string(be.name()), seed, cases, replay, o.counterexample, o.failure};
+    try {
+      const std::string kind = save_failure(o_.save_failure, rec, o.failing_calls);
+      out_ << "saved: " << o_.save_failure << " (" << (kind == "golden" ? "golden file; replay with: mxv golden check " + o_.save_failure : "text record") << ")\n";
+    } catch (const std::exception& e) {
+      err_ << "mxv fuzz: --save-failure: " << e.what() << "\n";
     }
-    // The failure record of docs/fuzzing.md ("Saved failures"): key lines, then the free text.
-    f << "mxv-fuzz-failure 1\n"
-      << "property: " << p.name << "\n"
-      << "backend: " << be.name() << "\n"
-      << "seed: " << seed << "\n"
-      << "cases: " << cases << "\n"
-      << "replay: " << replay << "\n"
-      << "counterexample:\n"
-      << o.counterexample << "report:\n"
-      << o.failure << "\n";
-    out_ << "saved: " << o_.save_failure << "\n";
   }
 
   int finish(int code) {

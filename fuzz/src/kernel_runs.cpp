@@ -29,6 +29,20 @@ std::vector<std::uint8_t> bytes_of_buffer(device::Backend& be, const device::Dev
   return be.download<std::uint8_t>(b);
 }
 
+/// The outputs of a quantize-shaped run (QuantizeBuffers and SwigluQuantizeBuffers have the same
+/// members), with the findings and the guard damage of the outputs and of `inputs`.
+template <class Buffers>
+QuantizedOut collect(device::Backend& be, const Recipe& recipe, const Buffers& out,
+                     std::initializer_list<const device::DeviceBuffer*> inputs) {
+  QuantizedOut r;
+  r.problems = problems_of(be, inputs);
+  r.problems += problems_of(be, {&out.elements, &out.scales, &out.amax, &out.s_dec, &out.tile_rows});
+  r.elements = bytes_of_buffer(be, out.elements);
+  r.scales = bytes_of_buffer(be, out.scales);
+  if (recipe.is_nvfp4()) r.s_dec = bytes_of_buffer(be, out.s_dec);
+  return r;
+}
+
 }  // namespace
 
 QuantizedOut quantize_on(device::Backend& be, const device::QuantizeProblem& prob, std::span<const float> values) {
@@ -37,12 +51,7 @@ QuantizedOut quantize_on(device::Backend& be, const device::QuantizeProblem& pro
   device::DeviceBuffer ib = be.alloc_upload(std::span<const std::uint8_t>(in), "input");
   device::QuantizeBuffers out = device::alloc_quantize_buffers(be, plan, kSentinel);
   device::run_quantize(be, plan, ib, out);
-  QuantizedOut r;
-  r.problems = problems_of(be, {&ib, &out.elements, &out.scales, &out.amax, &out.s_dec, &out.tile_rows});
-  r.elements = bytes_of_buffer(be, out.elements);
-  r.scales = bytes_of_buffer(be, out.scales);
-  if (prob.recipe.is_nvfp4()) r.s_dec = bytes_of_buffer(be, out.s_dec);
-  return r;
+  return collect(be, prob.recipe, out, {&ib});
 }
 
 QuantizedOut swiglu_fused_on(device::Backend& be, const device::SwigluQuantizeProblem& prob, std::span<const float> values) {
@@ -51,12 +60,7 @@ QuantizedOut swiglu_fused_on(device::Backend& be, const device::SwigluQuantizePr
   device::DeviceBuffer ib = be.alloc_upload(std::span<const std::uint8_t>(in), "gate_up");
   device::SwigluQuantizeBuffers out = device::alloc_swiglu_quantize_buffers(be, plan, kSentinel);
   device::run_swiglu_quantize(be, plan, ib, out);
-  QuantizedOut r;
-  r.problems = problems_of(be, {&ib, &out.elements, &out.scales, &out.amax, &out.s_dec, &out.tile_rows});
-  r.elements = bytes_of_buffer(be, out.elements);
-  r.scales = bytes_of_buffer(be, out.scales);
-  if (prob.recipe.is_nvfp4()) r.s_dec = bytes_of_buffer(be, out.s_dec);
-  return r;
+  return collect(be, prob.recipe, out, {&ib});
 }
 
 QuantizedOut swiglu_unfused_on(device::Backend& be, const device::SwigluQuantizeProblem& prob,
@@ -69,12 +73,7 @@ QuantizedOut swiglu_unfused_on(device::Backend& be, const device::SwigluQuantize
   const device::QuantizePlan plan = device::plan_quantize(device::unfused_quantize_problem(prob));
   device::QuantizeBuffers out = device::alloc_quantize_buffers(be, plan, kSentinel);
   device::run_quantize(be, plan, mid, out);
-  QuantizedOut r;
-  r.problems = problems_of(be, {&ib, &mid, &out.elements, &out.scales, &out.amax, &out.s_dec, &out.tile_rows});
-  r.elements = bytes_of_buffer(be, out.elements);
-  r.scales = bytes_of_buffer(be, out.scales);
-  if (prob.recipe.is_nvfp4()) r.s_dec = bytes_of_buffer(be, out.s_dec);
-  return r;
+  return collect(be, prob.recipe, out, {&ib, &mid});
 }
 
 DequantizedOut dequantize_on(device::Backend& be, device::DequantizeArgs args, const WeightInputs& in) {

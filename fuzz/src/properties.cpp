@@ -24,6 +24,27 @@ namespace {
 
 using golden::VerifyKernel;
 
+thread_local std::vector<golden::VerifyCase> g_failing;
+// The calls the running case made, recorded as it makes them; kept as g_failing when it fails.
+thread_local std::vector<golden::VerifyCase> g_running;
+
+void running(const golden::VerifyCase& v) { g_running.push_back(v); }
+
+/// Marks the running case failed (its calls become failing_calls()), then fails it.
+[[noreturn]] void fail(const std::string& message) {
+  g_failing = g_running;
+  RC_FAIL(message);
+}
+
+/// A copy of `v` whose inputs are `values` (the second call of a metamorphic pair).
+golden::VerifyCase with_values(const golden::VerifyCase& v, std::vector<float> values) {
+  golden::VerifyCase w = v;
+  auto in = std::make_shared<golden::CaseInputs>(*v.inputs);
+  in->values = std::move(values);
+  w.inputs = std::move(in);
+  return w;
+}
+
 /// On the emulator: a thread schedule drawn by the case (part of the counterexample), coalescing
 /// records off (the properties need the memory checks, not the figures).
 void draw_schedule(device::Backend& be) {
@@ -51,12 +72,15 @@ void matches_reference(device::Backend& be, const Tamper& tamper, const FuzzCase
       std::copy(usable.begin(), usable.end(), actual.begin() + static_cast<std::ptrdiff_t>(device::kGuardBytes));
     };
   }
-  const golden::CaseResult r = golden::run_case(be, materialize(c), c.seed, adapter);
-  if (!r.pass) RC_FAIL(r.summary + "\n" + r.full_report);
+  g_running.clear();
+  const golden::VerifyCase v = materialize(c);
+  running(v);
+  const golden::CaseResult r = golden::run_case(be, v, c.seed, adapter);
+  if (!r.pass) fail(r.summary + "\n" + r.full_report);
 }
 
 void require_clean(const std::string& what, const std::string& problems) {
-  if (!problems.empty()) RC_FAIL(what + ":\n" + problems);
+  if (!problems.empty()) fail(what + ":\n" + problems);
 }
 
 /// Byte-for-byte equality of two kernel outputs, with the check library's classified report.
@@ -64,10 +88,10 @@ void require_same(const check::OutputSpec& spec, const std::vector<std::uint8_t>
                   const std::vector<std::uint8_t>& actual) {
   if (expected.empty() && actual.empty()) return;  // e.g. s_dec of an MX recipe
   if (expected.size() != actual.size()) {
-    RC_FAIL(spec.name + ": " + std::to_string(actual.size()) + " bytes, expected " + std::to_string(expected.size()));
+    fail(spec.name + ": " + std::to_string(actual.size()) + " bytes, expected " + std::to_string(expected.size()));
   }
   const check::Report rep = check::compare(spec, expected, actual);
-  if (!rep.ok()) RC_FAIL(rep.text());
+  if (!rep.ok()) fail(rep.text());
 }
 
 void apply(const Tamper& tamper, std::string_view output, std::vector<std::uint8_t>& bytes) {
@@ -96,9 +120,12 @@ void sign_symmetry(device::Backend& be, const Tamper& tamper) {
   const FuzzCase c = *gen_quantize_case(false);
   draw_schedule(be);
   const golden::VerifyCase v = materialize(c);
+  g_running.clear();
+  running(v);
   const device::QuantizeProblem p = quantize_problem(c, v);
   std::vector<float> neg = v.inputs->values;
   for (float& x : neg) x = -x;
+  running(with_values(v, neg));
   const detail::QuantizedOut a = detail::quantize_on(be, p, v.inputs->values);
   detail::QuantizedOut b = detail::quantize_on(be, p, neg);
   require_clean("quantize(x)", a.problems);
@@ -129,9 +156,12 @@ void mx_power_of_two_scaling(device::Backend& be, const Tamper& tamper) {
   const int j = *rc::gen::elementOf(std::vector<int>{1, -1, 2, -2, 5, -7, 12});
   draw_schedule(be);
   const golden::VerifyCase v = materialize(c);
+  g_running.clear();
+  running(v);
   const device::QuantizeProblem p = quantize_problem(c, v);
   std::vector<float> scaled = v.inputs->values;
   for (float& x : scaled) x = std::ldexp(x, j);
+  running(with_values(v, scaled));
   const detail::QuantizedOut a = detail::quantize_on(be, p, v.inputs->values);
   detail::QuantizedOut b = detail::quantize_on(be, p, scaled);
   require_clean("quantize(x)", a.problems);
@@ -165,9 +195,14 @@ void swizzle_bijection(device::Backend& be, const Tamper& tamper) {
   draw_schedule(be);
   c.call.swizzled = false;
   const golden::VerifyCase v = materialize(c);
+  g_running.clear();
+  running(v);
   device::QuantizeProblem p = quantize_problem(c, v);
   const detail::QuantizedOut lin = detail::quantize_on(be, p, v.inputs->values);
   p.scale_layout = ScaleLayout::kSwizzled128x4;
+  golden::VerifyCase swizzled_call = v;
+  swizzled_call.swizzled = true;
+  running(swizzled_call);
   detail::QuantizedOut swz = detail::quantize_on(be, p, v.inputs->values);
   require_clean("linear", lin.problems);
   require_clean("swizzled", swz.problems);
@@ -187,7 +222,7 @@ void swizzle_bijection(device::Backend& be, const Tamper& tamper) {
     for (std::size_t r = 0; r < n; ++r) {
       for (std::size_t col = 0; col < kb; ++col) {
         const std::size_t off = swizzled_offset(padded_base + r, col, kb_padded);
-        if (!used.insert(off).second) RC_FAIL("swizzled_offset is not injective at row " + std::to_string(r));
+        if (!used.insert(off).second) fail("swizzled_offset is not injective at row " + std::to_string(r));
         expected.at(off) = lin.scales.at((compact_row + r) * kb + col);
       }
     }
@@ -209,6 +244,8 @@ void fused_equals_unfused(device::Backend& be, const Tamper& tamper) {
   const float amax = *rc::gen::elementOf(std::vector<float>{1.0f, 7.0f, 448.0f, 0.01f, 3.0e4f}).as("calibrated amax");
   draw_schedule(be);
   const golden::VerifyCase v = materialize(c);
+  g_running.clear();
+  running(v);
   Recipe r = Recipe::by_name(v.preset);
   r.activation = v.activation;
   r.intermediate = Intermediate::kBf16;
@@ -221,6 +258,14 @@ void fused_equals_unfused(device::Backend& be, const Tamper& tamper) {
   p.scale_layout = v.swizzled ? ScaleLayout::kSwizzled128x4 : ScaleLayout::kLinear;
   p.group_counts = v.groups;
   if (r.is_nvfp4()) p.tensor_amax = amax;
+  {
+    golden::VerifyCase call = v;  // the fused call as it ran: bf16 intermediate, calibrated amax
+    call.intermediate = Intermediate::kBf16;
+    auto in = std::make_shared<golden::CaseInputs>(*v.inputs);
+    if (r.is_nvfp4()) in->tensor_amax = amax;
+    call.inputs = std::move(in);
+    g_running.assign(1, call);
+  }
   const detail::QuantizedOut fused = detail::swiglu_fused_on(be, p, v.inputs->values);
   detail::QuantizedOut pair = detail::swiglu_unfused_on(be, p, v.inputs->values);
   require_clean("fused", fused.problems);
@@ -240,12 +285,14 @@ void fused_equals_unfused(device::Backend& be, const Tamper& tamper) {
 /// any E2M1 midpoint; elements whose dequantized value is not a normal fp32 are skipped.)
 void requantize_reproduces_codes(device::Backend& be, const Tamper& tamper) {
   FuzzCase c = *gen_quantize_case(false);
-  const std::vector<std::string> dq = golden::supported_presets(VerifyKernel::kDequantize);
-  RC_PRE(std::find(dq.begin(), dq.end(), c.call.preset) != dq.end());
+  const std::vector<std::string> dequantizable = golden::supported_presets(VerifyKernel::kDequantize);
+  RC_PRE(std::find(dequantizable.begin(), dequantizable.end(), c.call.preset) != dequantizable.end());
   RC_PRE(c.call.cols % 2 == 0);
   c.call.swizzled = false;
   draw_schedule(be);
   const golden::VerifyCase v = materialize(c);
+  g_running.clear();
+  running(v);
   const device::QuantizeProblem p = quantize_problem(c, v);
   const detail::QuantizedOut q = detail::quantize_on(be, p, v.inputs->values);
   require_clean("quantize", q.problems);
@@ -255,6 +302,18 @@ void requantize_reproduces_codes(device::Backend& be, const Tamper& tamper) {
   float s_dec = 1.0f;
   if (p.recipe.is_nvfp4()) std::memcpy(&s_dec, q.s_dec.data(), sizeof s_dec);
   w.s_dec = {s_dec};
+  {
+    golden::VerifyCase dq;  // the dequantize call on the quantize kernel's outputs
+    dq.kernel = VerifyKernel::kDequantize;
+    dq.preset = v.preset;
+    dq.dtype = WideType::kFp32;
+    dq.rows = v.rows;
+    dq.cols = v.cols;
+    auto in = std::make_shared<golden::CaseInputs>();
+    in->weights = w;
+    dq.inputs = std::move(in);
+    running(dq);
+  }
   device::DequantizeArgs a;
   a.recipe = p.recipe;
   a.n = v.rows;
@@ -292,6 +351,8 @@ void scalar_equals_tiled(device::Backend& be, const Tamper& tamper) {
   c.call.cols = std::max<std::int64_t>(64, c.call.cols / 64 * 64);
   draw_schedule(be);
   const golden::VerifyCase v = materialize(c);
+  g_running.clear();
+  running(v);
   device::DequantizeArgs a;
   a.recipe = Recipe::by_name(v.preset);
   a.packing = v.n_packed ? device::WeightPackingAxis::kN : device::WeightPackingAxis::kK;
@@ -307,8 +368,9 @@ void scalar_equals_tiled(device::Backend& be, const Tamper& tamper) {
   detail::DequantizedOut t = detail::dequantize_on(be, a, v.inputs->weights);
   require_clean("scalar", s.problems);
   require_clean("tiled", t.problems);
-  RC_ASSERT(s.variant == std::string("dequantize_scalar"));
-  RC_ASSERT(t.variant == std::string("dequantize_tiled"));
+  if (s.variant != "dequantize_scalar" || t.variant != "dequantize_tiled") {
+    fail("variants: asked for scalar and tiled, ran " + s.variant + " and " + t.variant);
+  }
   apply(tamper, "tiled out", t.out);
   const check::CodeKind kind = v.dtype == WideType::kFp32   ? check::CodeKind::kFp32
                                : v.dtype == WideType::kBf16 ? check::CodeKind::kBf16
@@ -354,6 +416,9 @@ const Property& property_by_name(std::string_view name) {
   }
   throw std::invalid_argument("no property named '" + std::string(name) + "'; the properties are: " + names);
 }
+
+const std::vector<golden::VerifyCase>& failing_calls() { return g_failing; }
+void clear_failing_calls() { g_failing.clear(); }
 
 Tamper flip_every_byte() {
   return [](std::string_view, std::vector<std::uint8_t>& bytes) {

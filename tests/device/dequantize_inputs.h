@@ -1,4 +1,4 @@
-// The seeded random inputs of the weight-dequantize tests (issue 5), in one place so that every
+// The seeded random inputs of the weight-dequantize tests, in one place so that every
 // test that must see exactly the data of a tests/device/dequantize_test.cpp case derives it the
 // same way: tests/emulation/ncu_calibration_test.cpp replays two of those cases on the emulator
 // and compares with Nsight Compute counters measured on the GPU while the real cases ran, and the
@@ -10,29 +10,19 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <random>
 #include <vector>
 
 #include "mxv/device/dequantize.h"
+#include "mxv/fuzz/values.h"
 #include "mxv/reference/recipe.h"
 
 namespace mxv::test {
 
-/// The seed when MXV_DEQUANT_SEED is not set (the value the ncu calibration was measured with).
+/// The default seed (the value the ncu calibration was measured with); MXV_TEST_SEED overrides it.
 inline constexpr std::uint64_t kDefaultDequantSeed = 20250501;
 
-/// The test seed: MXV_DEQUANT_SEED if set, else kDefaultDequantSeed; printed once per process.
-inline std::uint64_t test_seed() {
-  static const std::uint64_t seed = [] {
-    std::uint64_t s = kDefaultDequantSeed;
-    if (const char* e = std::getenv("MXV_DEQUANT_SEED")) s = std::strtoull(e, nullptr, 0);
-    std::printf("MXV_DEQUANT_SEED=%llu\n", static_cast<unsigned long long>(s));
-    return s;
-  }();
-  return seed;
-}
+/// The test seed: MXV_TEST_SEED if set, else kDefaultDequantSeed; printed once per process.
+inline std::uint64_t test_seed() { return fuzz::test_seed(kDefaultDequantSeed); }
 
 struct Shape {
   device::WeightPackingAxis packing;
@@ -44,31 +34,14 @@ struct Shape {
 /// The salt of a DequantizeMatchesReference case: its inputs depend on the shape only.
 inline std::uint64_t case_salt(const Shape& s) { return static_cast<std::uint64_t>(s.e * 1000003 + s.n * 1009 + s.k); }
 
-/// Random weights for one call: every packed byte, every scale code the format has (UE4M3 with
-/// the sign bit clear: the reference rejects others), per-expert s_dec of plausible magnitude.
-struct Inputs {
-  std::vector<std::uint8_t> packed, scales;
-  std::vector<float> s_dec;
-};
+/// Random weights for one call (fuzz::weight_inputs without edge scales: every packed byte, every
+/// UE4M3 code with the sign bit clear or E8M0 code, per-expert s_dec of plausible magnitude).
+using Inputs = fuzz::WeightInputs;
 
 /// The inputs under an explicit seed (make_inputs uses the test seed).
 inline Inputs make_inputs_with_seed(std::uint64_t seed, const mxv::Recipe& r, const Shape& s, std::uint64_t salt) {
-  std::mt19937_64 rng(seed ^ (salt * 0x9E3779B97F4A7C15ull));
-  Inputs in;
-  const auto block = static_cast<std::int64_t>(r.block_size);
-  in.packed.resize(static_cast<std::size_t>(s.e * s.n * s.k / 2));
-  in.scales.resize(static_cast<std::size_t>(s.e * s.n * ((s.k + block - 1) / block)));
-  for (auto& b : in.packed) b = static_cast<std::uint8_t>(rng());
-  for (auto& b : in.scales) {
-    // Mostly moderate scales (values that survive bf16/fp16), sometimes any code.
-    const auto any = static_cast<std::uint8_t>(rng());
-    const auto moderate = static_cast<std::uint8_t>(r.is_nvfp4() ? 0x20 + rng() % 0x40 : 110 + rng() % 30);
-    b = (rng() % 8 == 0) ? any : moderate;
-    if (r.is_nvfp4()) b &= 0x7F;
-  }
-  std::uniform_real_distribution<float> u(1e-3f, 1.0f);
-  for (std::int64_t e = 0; e < s.e; ++e) in.s_dec.push_back(u(rng));
-  return in;
+  fuzz::Rng rng(seed ^ (salt * 0x9E3779B97F4A7C15ull));
+  return fuzz::weight_inputs(r, s.e, s.n, s.k, rng, false);
 }
 
 inline Inputs make_inputs(const mxv::Recipe& r, const Shape& s, std::uint64_t salt) {

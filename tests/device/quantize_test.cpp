@@ -5,7 +5,8 @@
 // swizzled scales, and a larger tiled shape (GPU only). Outputs are sentinel-filled, guard bytes
 // checked, and the test asserts which variant ran.
 //
-// Random inputs use a seed printed by every case; override it with MXV_TEST_SEED=<n>.
+// Inputs come from the fuzz library (fuzz/values.h) under a seed printed by every case; override
+// the base seed with MXV_TEST_SEED=<n>.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -15,7 +16,6 @@
 #include <memory>
 #include <ostream>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -23,6 +23,7 @@
 #include "mxv/device/cuda_backend.h"
 #include "mxv/device/quantize.h"
 #include "mxv/emulation/emulated_backend.h"
+#include "mxv/fuzz/values.h"
 #include "backend_fixture.h"
 #include "mxv/check/check.h"
 #include "mxv/check/gtest.h"
@@ -34,33 +35,13 @@ namespace {
 
 constexpr std::uint8_t kSentinel = 0xCD;
 
-std::uint64_t test_seed() {
-  if (const char* s = std::getenv("MXV_TEST_SEED")) return std::strtoull(s, nullptr, 0);
-  return 0x5eed0005u;
-}
-
-/// Activation-like values that hit the places quantizers get wrong: a spread of binades, exact
-/// zeros and negative zeros, block maxima at E2M1/E4M3 decision points, an occasional huge or
-/// tiny element, and (when asked) NaN / Inf.
-std::vector<float> make_input(std::size_t n, std::uint64_t seed, bool specials) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::uniform_int_distribution<int> pick(0, 99);
-  std::uniform_int_distribution<int> binade(-12, 12);
-  std::vector<float> v(n);
-  const float exact[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 6.0f, 448.0f, 464.0f, 3.4999998f};
-  for (std::size_t i = 0; i < n; ++i) {
-    const int p = pick(rng);
-    float x = normal(rng) * std::ldexp(1.0f, binade(rng));
-    if (p < 4) x = 0.0f;
-    else if (p < 6) x = -0.0f;
-    else if (p < 14) x = exact[static_cast<std::size_t>(pick(rng)) % std::size(exact)] * (pick(rng) < 50 ? -1.0f : 1.0f);
-    else if (p < 15) x = std::ldexp(normal(rng), 100);
-    else if (p < 16) x = std::ldexp(normal(rng), -140);  // fp32 subnormal
-    if (specials && p >= 97) x = p == 97 ? NAN : (p == 98 ? INFINITY : -INFINITY);
-    v[i] = x;
-  }
-  return v;
+/// The test's inputs: the fuzz library's values aimed at the recipe's rounding decisions
+/// (fuzz/values.h), NaN / Inf only when the case asks for them.
+std::vector<float> make_input(const Recipe& r, WideType t, std::int64_t rows, std::int64_t cols, std::uint64_t seed,
+                              bool specials) {
+  fuzz::ValueMix mix;
+  mix.specials = specials;
+  return fuzz::quantize_inputs(r, t, rows, cols, mix, seed);
 }
 
 std::vector<std::uint8_t> to_bytes(WideType t, const std::vector<float>& v) { return narrow_from_fp32(t, v); }
@@ -166,11 +147,11 @@ check::CodeKind scale_kind(const Recipe& r) { return r.is_nvfp4() ? check::CodeK
 
 TEST_P(QuantizeKernel, MatchesReference) {
   const Case& c = GetParam().c;
-  const std::uint64_t seed = test_seed() ^ std::hash<std::string>{}(c.name);
+  const std::uint64_t seed = fuzz::mix_seed(fuzz::test_seed(0x5eed0005u), fuzz::name_hash(c.name));
   SCOPED_TRACE("seed " + std::to_string(seed) + " (MXV_TEST_SEED overrides the base seed)");
   const Recipe recipe = Recipe::by_name(c.preset);
   const auto n = static_cast<std::size_t>(c.rows * c.cols);
-  const std::vector<float> values = make_input(n, seed, c.specials);
+  const std::vector<float> values = make_input(recipe, c.type, c.rows, c.cols, seed, c.specials);
   const std::vector<std::uint8_t> in_bytes = to_bytes(c.type, values);
 
   // The model.
@@ -279,7 +260,7 @@ INSTANTIATE_TEST_SUITE_P(emulated, QuantizeKernel, ::testing::ValuesIn(params_fo
 
 TEST(QuantizeKernelPlantedBug, emulated_SwappedNibbleIsReported) {
   auto be = emu::make_backend(BackendKind::kEmulated);
-  const std::vector<float> values = make_input(4 * 64, 7, false);
+  const std::vector<float> values = make_input(Recipe::nvfp4_te(), WideType::kFp32, 4, 64, 7, false);
   QuantizeProblem prob;
   prob.rows = 4;
   prob.cols = 64;
@@ -402,7 +383,7 @@ namespace {
 // fp32 and 4 rows give 256 blocks: one launch block of 256 threads, every warp full.
 TEST(QuantizeCoalescing, emulated_VectorVariantLanesLoadAdjacentBlocks) {
   emu::EmulatedBackend be;
-  const std::vector<float> values = make_input(4 * 1024, 3, false);
+  const std::vector<float> values = make_input(Recipe::nvfp4_te(), WideType::kFp32, 4, 1024, 3, false);
   QuantizeProblem prob;
   prob.rows = 4;
   prob.cols = 1024;

@@ -7,7 +7,8 @@
 // grouped rows {1, 127, 128, 129}, a large shape on the GPU. Every comparison's failure message is
 // the check library's report; guards, sentinels, emulator findings and the variant are checked.
 //
-// Random inputs use a seed printed by every case; override it with MXV_TEST_SEED=<n>.
+// Inputs come from the fuzz library (fuzz/values.h) under a seed printed by every case; override
+// the base seed with MXV_TEST_SEED=<n>.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,13 +16,13 @@
 #include <cstdlib>
 #include <memory>
 #include <ostream>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "mxv/device/quantize.h"
 #include "mxv/device/swiglu_quantize.h"
 #include "mxv/emulation/emulated_backend.h"
+#include "mxv/fuzz/values.h"
 #include "backend_fixture.h"
 #include "mxv/check/check.h"
 #include "mxv/check/gtest.h"
@@ -33,30 +34,13 @@ namespace {
 
 constexpr std::uint8_t kSentinel = 0xCD;
 
-std::uint64_t test_seed() {
-  if (const char* s = std::getenv("MXV_TEST_SEED")) return std::strtoull(s, nullptr, 0);
-  return 0x5eed5u;
-}
-
-/// GEMM-output-like gate/up values: a spread of magnitudes, exact zeros, values past the clamp
-/// limit, exp's overflow/underflow edges, and (optionally) NaN / Inf.
-std::vector<float> make_gate_up(std::size_t n, std::uint64_t seed, bool specials) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::uniform_int_distribution<int> pick(0, 199);
-  std::uniform_int_distribution<int> binade(-6, 4);
-  std::vector<float> v(n);
-  const float edges[] = {7.0f, -7.0f, 7.0000005f, 88.72283f, 88.7229f, -104.0f, -104.00001f, -88.0f, 20.0f, -20.0f};
-  for (std::size_t i = 0; i < n; ++i) {
-    const int p = pick(rng);
-    float x = normal(rng) * std::ldexp(1.0f, binade(rng));
-    if (p < 6) x = 0.0f;
-    else if (p < 8) x = -0.0f;
-    else if (p < 14) x = edges[static_cast<std::size_t>(pick(rng)) % std::size(edges)];
-    if (specials && p >= 196) x = p == 196 ? NAN : (p == 197 ? INFINITY : -INFINITY);
-    v[i] = x;
-  }
-  return v;
+/// The test's gate/up inputs: the fuzz library's SwiGLU values (fuzz/values.h: the clamp limit and
+/// its neighbours, exp's overflow and underflow edges, aimed activations), NaN / Inf when asked.
+std::vector<float> make_gate_up(const Recipe& r, WideType t, std::size_t rows, std::size_t inter, std::uint64_t seed,
+                                bool specials) {
+  fuzz::ValueMix mix;
+  mix.specials = specials;
+  return fuzz::swiglu_inputs(r, t, static_cast<std::int64_t>(rows), static_cast<std::int64_t>(inter), mix, seed);
 }
 
 struct Case {
@@ -183,14 +167,14 @@ check::OutputSpec scale_spec(const Case& c, std::size_t kb, const Recipe& r) {
 
 TEST_P(SwigluQuantizeKernel, FusedMatchesReferenceAndUnfusedPair) {
   const Case& c = GetParam().c;
-  const std::uint64_t seed = test_seed() ^ std::hash<std::string>{}(c.name);
+  const std::uint64_t seed = fuzz::mix_seed(fuzz::test_seed(0x5eed5u), fuzz::name_hash(c.name));
   SCOPED_TRACE("seed " + std::to_string(seed) + " (MXV_TEST_SEED overrides the base seed)");
   Recipe recipe = Recipe::by_name(c.preset);
   recipe.activation = c.act;
   recipe.intermediate = c.inter_precision;
   const auto rows = static_cast<std::size_t>(c.rows);
   const auto inter = static_cast<std::size_t>(c.inter);
-  const std::vector<float> gu = make_gate_up(rows * 2 * inter, seed, c.specials);
+  const std::vector<float> gu = make_gate_up(recipe, c.type, rows, inter, seed, c.specials);
   const std::vector<std::uint8_t> gu_bytes = narrow_from_fp32(c.type, gu);
 
   // The model: activation (fp32), then quantization of it or of its bf16 rounding.
@@ -370,7 +354,7 @@ TEST(SwigluQuantizePlan, RejectsWhatItCannotTake) {
 TEST(SwigluQuantizePlantedBug, emulated_IntermediateMismatchIsReported) {
   auto be = emu::make_backend(BackendKind::kEmulated);
   const std::size_t rows = 4, inter = 64;
-  const std::vector<float> gu = make_gate_up(rows * 2 * inter, 11, false);
+  const std::vector<float> gu = make_gate_up(Recipe::nvfp4_te(), WideType::kFp32, rows, inter, 11, false);
   SwigluQuantizeProblem prob;
   prob.rows = static_cast<std::int64_t>(rows);
   prob.inter = static_cast<std::int64_t>(inter);

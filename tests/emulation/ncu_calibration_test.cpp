@@ -8,7 +8,7 @@
 //   ncu --clock-control none --metrics l1tex__t_{sectors,requests}_pipe_lsu_mem_global_op_{ld,st}.sum
 //       build/gpu/tests/device/device_dequantize_test
 //       --gtest_filter='*/cuda_nvfp4_te_fp32_npacked_E1_N128_K48:*/cuda_nvfp4_te_fp32_npacked_E1_N66_K128'
-//   (MXV_DEQUANT_SEED=20250501 printed). Second run, 2026-11-29, after the tiled-kernel change
+//   (MXV_TEST_SEED=20250501 printed). Second run, 2026-11-29, after the tiled-kernel change
 //   (fast path + non-inlined general path, git HEAD 9ff00c1 kernels):
 //   dequantize_tiled_kernel  (E1 N66 K128, grid (2,2,1) x block (8,64,1)):
 //       ld requests 358, ld sectors 482, st requests 69, st sectors 1056
@@ -74,7 +74,7 @@ struct NcuCounters {
   std::uint64_t ld_requests, ld_sectors, st_requests, st_sectors;
 };
 
-// The seed the profiled run printed (MXV_DEQUANT_SEED=20250501); fixed here, not read from the
+// The seed the profiled run printed (MXV_TEST_SEED=20250501); fixed here, not read from the
 // environment, because the counters were measured with these inputs.
 constexpr std::uint64_t kNcuSeed = 20250501;
 static_assert(kNcuSeed == mxv::test::kDefaultDequantSeed, "the device test's default seed changed");

@@ -116,7 +116,7 @@ TEST(QuantizeInputs, PlainMixHoldsExactCodesAndSpecialsHaveBothSigns) {
   ValueMix specials;
   specials.specials = true;
   bool pos_nan = false, neg_nan = false, inf = false;
-  for (const float x : quantize_inputs(r, WideType::kFp32, 64, 64, specials, 4)) {
+  for (const float x : quantize_inputs(r, WideType::kFp32, 256, 64, specials, 4)) {
     pos_nan |= std::isnan(x) && !std::signbit(x);
     neg_nan |= std::isnan(x) && std::signbit(x);
     inf |= std::isinf(x);

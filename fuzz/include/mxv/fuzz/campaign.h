@@ -36,6 +36,7 @@ struct CheckOutcome {
   int shrinks = 0;          ///< accepted shrink steps
   std::string counterexample;  ///< the minimal failing case, one value per line
   std::string failure;         ///< the failing assertion's message (the check library's report)
+  std::vector<golden::VerifyCase> failing_calls;  ///< the minimal counterexample's kernel calls
 };
 
 /// The rapidcheck seed of `property` in a run seeded `seed`.

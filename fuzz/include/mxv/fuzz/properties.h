@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "mxv/device/backend.h"
+#include "mxv/golden/verify.h"
 
 namespace mxv::fuzz {
 
@@ -38,6 +39,13 @@ struct Property {
 std::span<const Property> properties();
 /// The property called `name`; throws std::invalid_argument listing the names.
 const Property& property_by_name(std::string_view name);
+
+/// The kernel calls (with their inputs) of the most recent case that failed in this thread, as the
+/// property ran them (a metamorphic property's two calls, e.g. x and -x). rapidcheck's last failing
+/// run is its minimal counterexample, so after a failed check this is the shrunk case; `mxv fuzz
+/// --save-failure` writes it as golden cases. Cleared by clear_failing_calls().
+const std::vector<golden::VerifyCase>& failing_calls();
+void clear_failing_calls();
 
 /// Flips the lowest bit of every byte: the planted bug the property tests use (every byte-exact
 /// comparison and every identity between two runs must see it).

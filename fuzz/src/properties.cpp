@@ -15,7 +15,7 @@
 #include "mxv/fuzz/cases.h"
 #include "mxv/golden/verify.h"
 #include "mxv/reference/block_scale.h"
-#include "mxv/reference/check.h"
+#include "mxv/check/check.h"
 #include "mxv/reference/float_format.h"
 
 namespace mxv::fuzz {

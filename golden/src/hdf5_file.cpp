@@ -3,6 +3,8 @@
 // same object id. Every H5::Exception is turned into a GoldenFileError at this file's boundary.
 #include "mxv/golden/hdf5_file.h"
 
+#include "mxv/io/output_files.h"
+
 #include <H5Cpp.h>
 
 #include <algorithm>
@@ -160,7 +162,12 @@ struct H5Writer::Impl {
 H5Writer::H5Writer(std::string path) : impl_(std::make_unique<Impl>()) {
   silence_hdf5();
   impl_->path = std::move(path);
-  impl_->tmp = impl_->path + ".tmp";
+  // A fresh name beside the target (never `<path>.tmp`, which may be a user's file).
+  try {
+    impl_->tmp = io::create_temp_beside(impl_->path);
+  } catch (const std::runtime_error& e) {
+    throw GoldenFileError(impl_->path, "", e.what());
+  }
   impl_->guard("", [&] {
     // The HDF5 1.8 object format: compact groups (link messages instead of a B-tree and heap per
     // group) make a file of many small cases about half the size; HDF5 >= 1.8 (h5py, h5dump)

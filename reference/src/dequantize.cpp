@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "mxv/io/checked_size.h"
 #include "mxv/reference/block_scale.h"
 
 namespace mxv {
@@ -19,9 +20,10 @@ std::vector<float> dequantize_activations(const Recipe& recipe, std::span<const 
                                 std::to_string(rows));
   }
   const std::int64_t row_bytes = element_row_bytes(recipe, cols);
-  if (static_cast<std::int64_t>(elements.size()) != rows * row_bytes) {
-    throw std::invalid_argument("elements: expected rows * " + std::to_string(row_bytes) + " = " +
-                                std::to_string(rows * row_bytes) + " bytes, got " + std::to_string(elements.size()));
+  const std::int64_t want = io::SizeProduct("elements: rows * row bytes").times(rows, "rows").times(row_bytes).value();
+  if (static_cast<std::int64_t>(elements.size()) != want) {
+    throw std::invalid_argument("elements: expected rows * " + std::to_string(row_bytes) + " = " + std::to_string(want) +
+                                " bytes, got " + std::to_string(elements.size()));
   }
   if (recipe.is_nvfp4() && s_dec.size() != 1 && s_dec.size() != groups.counts.size()) {
     throw std::invalid_argument("global scale: NVFP4 needs one s_dec or one per group (" +

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "mxv/io/checked_size.h"
 #include "mxv/reference/block_scale.h"
 #include "mxv/reference/scale_layout.h"
 
@@ -31,11 +32,12 @@ std::int64_t packed_weight_bytes(WeightPacking packing, const WeightShape& s) {
   if (packing == WeightPacking::kNPacked && s.n % 2 != 0) {
     throw std::invalid_argument("weight shape: n-packed weights need an even N, got " + std::to_string(s.n));
   }
-  return s.experts * s.n * s.k / 2;
+  return io::SizeProduct("weight shape: E*N*K").times(s.experts, "E").times(s.n, "N").times(s.k, "K").value() / 2;
 }
 
 std::int64_t weight_scale_bytes(const Recipe& recipe, const WeightShape& s) {
-  return s.experts * s.n * scale_cols(s.k, recipe.block_size);
+  return io::SizeProduct("weight scales: E*N*ceil(K/block)").times(s.experts, "E").times(s.n, "N")
+      .times(scale_cols(s.k, recipe.block_size), "ceil(K/block)").value();
 }
 
 std::vector<float> dequantize_weights(const Recipe& recipe, WeightPacking packing, const WeightShape& s,
@@ -51,8 +53,9 @@ std::vector<float> dequantize_weights(const Recipe& recipe, WeightPacking packin
                                 std::string(to_string(packing)) + ", got " + std::to_string(packed.size()));
   }
   const std::int64_t kb = scale_cols(s.k, recipe.block_size);
-  if (static_cast<std::int64_t>(scales.size()) != s.experts * s.n * kb) {
-    throw std::invalid_argument("weight scales: expected E*N*ceil(K/block) = " + std::to_string(s.experts * s.n * kb) +
+  const std::int64_t want_scales = weight_scale_bytes(recipe, s);
+  if (static_cast<std::int64_t>(scales.size()) != want_scales) {
+    throw std::invalid_argument("weight scales: expected E*N*ceil(K/block) = " + std::to_string(want_scales) +
                                 " bytes, got " + std::to_string(scales.size()));
   }
   if (recipe.is_nvfp4() && s_dec.size() != 1 && static_cast<std::int64_t>(s_dec.size()) != s.experts) {

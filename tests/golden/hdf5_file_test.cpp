@@ -116,13 +116,16 @@ TEST_F(Hdf5FileTest, AnAbandonedWriterLeavesTheTargetUntouched) {
   const std::string p = path("a.h5");
   write_sample(p);
   const std::vector<char> before = slurp(p);
+  { std::ofstream(p + ".tmp") << "a user's file"; }  // the name a naive writer would stage in
   {
     H5Writer w(p);
     w.add_group("/other");
     // No commit: as when an exception leaves the scope.
   }
   EXPECT_EQ(slurp(p), before);
-  EXPECT_FALSE(fs::exists(p + ".tmp"));
+  EXPECT_EQ(slurp(p + ".tmp"), std::vector<char>({'a', ' ', 'u', 's', 'e', 'r', '\'', 's', ' ', 'f', 'i', 'l', 'e'}));
+  // No temporary file is left beside them.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 2);
 }
 
 TEST_F(Hdf5FileTest, ASizeThatDoesNotFillTheShapeIsRejected) {

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <span>
+#include <stdexcept>
 #include <vector>
 
 namespace mxv {
@@ -68,6 +70,16 @@ TEST(Dequantize, BadSizesThrow) {
   const std::vector<std::uint8_t> two(2);
   EXPECT_THROW(dequantize_activations(Recipe::nvfp4_te(), two, scales, 1, 4, ScaleLayout::kSwizzled128x4,
                                       GroupedRows::single(1), s_dec),
+               std::invalid_argument);
+}
+
+// rows * bytes per row beyond 64 bits (M = 2^40, K = 2^32) is refused before anything is indexed.
+TEST(Dequantize, ShapesTooLargeFor64BitsAreRefused) {
+  const Recipe r = Recipe::nvfp4_te();
+  const std::int64_t rows = std::int64_t{1} << 40;
+  const float s_dec = 1.0f;
+  EXPECT_THROW(dequantize_activations(r, {}, {}, rows, std::int64_t{1} << 32, ScaleLayout::kLinear, GroupedRows::single(rows),
+                                      std::span<const float>(&s_dec, 1)),
                std::invalid_argument);
 }
 

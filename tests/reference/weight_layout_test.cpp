@@ -7,6 +7,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 namespace mxv {
@@ -86,6 +87,18 @@ TEST(WeightLayout, OutputTypesAndBadShapes) {
   EXPECT_THROW(dequantize_weights(Recipe::mxfp8_ocp(), WeightPacking::kKPacked, s, packed, scales, {}),
                std::invalid_argument);
   EXPECT_THROW(weight_packing_by_name("x"), std::invalid_argument);
+}
+
+// A shape whose byte count does not fit in 64 bits is an error naming the factors, never a
+// wrapped-around size (E = 2^20, N = K = 2^32: E*N*K = 2^84).
+TEST(WeightLayout, ShapesTooLargeFor64BitsAreRefused) {
+  const WeightShape huge{std::int64_t{1} << 20, std::int64_t{1} << 32, std::int64_t{1} << 32};
+  EXPECT_THROW(packed_weight_bytes(WeightPacking::kKPacked, huge), std::invalid_argument);
+  EXPECT_THROW(weight_scale_bytes(Recipe::mxfp4_ocp(), huge), std::invalid_argument);
+  EXPECT_THROW(dequantize_weights(Recipe::mxfp4_ocp(), WeightPacking::kKPacked, huge, {}, {}, {}), std::invalid_argument);
+  // The largest shape that fits still computes: 2^20 * 2^21 * 2^21 / 2 = 2^61 bytes.
+  EXPECT_EQ(packed_weight_bytes(WeightPacking::kKPacked, {std::int64_t{1} << 20, std::int64_t{1} << 21, std::int64_t{1} << 21}),
+            std::int64_t{1} << 61);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // atomic (same file system) and never reuses a name the user might own.
 #include "mxv/io/output_files.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,6 +63,25 @@ bool write_all(int fd, std::span<const std::uint8_t> bytes) {
 }
 
 }  // namespace
+
+std::string create_temp_beside(const std::string& target) {
+  const std::string name = fs::path(target).filename().string();
+  // A long name would push the temporary's past NAME_MAX; it then goes without the name.
+  std::string temp = folder_of(target) + "/." + (name.size() > 200 ? std::string() : name) + ".mxv-XXXXXX";
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) {
+    throw std::runtime_error(in_quotes(target) + " cannot be written: creating a temporary file in " +
+                             in_quotes(folder_of(target)) + ": " + errno_text());
+  }
+  const bool ok = ::fchmod(fd, static_cast<mode_t>(0666) & ~current_umask()) == 0;
+  const std::string why = errno_text();
+  ::close(fd);
+  if (!ok) {
+    ::unlink(temp.c_str());
+    throw std::runtime_error(in_quotes(target) + " cannot be written: setting the mode of " + in_quotes(temp) + ": " + why);
+  }
+  return temp;
+}
 
 FileIdentity FileIdentity::of(const std::string& path) {
   FileIdentity id;
@@ -155,24 +175,19 @@ void OutputBatch::commit() {
   for (const Entry& e : entries_) {
     if (e.is_output && !e.has_bytes) throw std::logic_error("OutputBatch: output " + e.option + " has no bytes");
   }
-  const mode_t mode = static_cast<mode_t>(0666) & ~current_umask();
   // 1. Stage every output in a temporary file of its own folder.
   for (Entry& e : entries_) {
     if (!e.is_output) continue;
-    const fs::path target(e.target);
-    const std::string name = target.filename().string();
-    std::string temp = folder_of(e.target) + "/." + (name.size() > 200 ? std::string() : name) + ".mxv-XXXXXX";
-    const int fd = ::mkstemp(temp.data());
-    if (fd < 0) {
-      const std::string why = errno_text();
+    try {
+      e.temp = create_temp_beside(e.target);
+    } catch (const std::runtime_error& error) {
       remove_temps();
-      throw std::runtime_error(e.option + ": " + in_quotes(e.path) + " cannot be written: creating a temporary file in " +
-                               in_quotes(folder_of(e.target)) + ": " + why);
+      throw std::runtime_error(e.option + ": " + error.what());
     }
-    e.temp = temp;
-    const bool ok = ::fchmod(fd, mode) == 0 && write_all(fd, e.bytes);
+    const int fd = ::open(e.temp.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    const bool ok = fd >= 0 && write_all(fd, e.bytes);
     const std::string why = errno_text();
-    const bool closed = ::close(fd) == 0;
+    const bool closed = fd >= 0 && ::close(fd) == 0;
     if (!ok || !closed) {
       remove_temps();
       throw std::runtime_error(e.option + ": " + in_quotes(e.path) + " cannot be written: " + (ok ? errno_text() : why));

@@ -2,7 +2,7 @@
 // anything else that stores byte-exact tensors in HDF5 (library captures under golden/libraries/).
 // The schema that golden files follow on top of it is docs/golden-files.md.
 //
-//   mxv::golden::H5Writer w("out.h5");                       // written to out.h5.tmp, renamed on commit()
+//   mxv::golden::H5Writer w("out.h5");                       // written to a fresh .out.h5.mxv-XXXXXX, renamed on commit()
 //   w.set_attr("/", "schema_version", std::int64_t{1});
 //   w.add_group("/cases/x");
 //   w.add_dataset("/cases/x/in", H5Storage::kF32, {rows, cols}, bytes);   // little-endian bytes

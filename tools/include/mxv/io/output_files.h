@@ -28,6 +28,12 @@ struct FileIdentity {
   bool same_file(const FileIdentity& other) const;
 };
 
+/// Creates an empty file with a fresh name in `target`'s folder (".NAME.mxv-XXXXXX" by mkstemp,
+/// so no existing file is reused) and mode 0666 & ~umask, for a writer that needs a path of its
+/// own (HDF5 opens files by name). Rename it over `target` when complete; remove it otherwise.
+/// Throws std::runtime_error naming `target` and the system's reason.
+std::string create_temp_beside(const std::string& target);
+
 /// One call's files. Usage: declare every input and output (each declaration is checked at
 /// once and throws std::invalid_argument naming the option, the path and the rule), compute,
 /// set() each output's bytes, commit(). Destroying an uncommitted batch leaves nothing behind.

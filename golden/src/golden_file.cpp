@@ -279,6 +279,12 @@ class CaseReader {
     const std::vector<DatasetSpec> outs = parse([&] { return output_specs(params_); });
     c.inputs = datasets("inputs", ins, true);
     c.expected = datasets(output_group(prov_), outs, prov_.content != "candidate");
+    if (prov_.content == "candidate") {
+      for (const DatasetSpec& s : outs) {
+        const std::string path = at_ + "/outputs/" + s.name;
+        c.template_sha256.push_back(r_.has_attr(path, "reference_sha256") ? r_.attr_string(path, "reference_sha256") : "");
+      }
+    }
     return c;
   }
 

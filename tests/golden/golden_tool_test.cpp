@@ -46,7 +46,7 @@ class GoldenToolTest : public ::testing::Test {
 };
 
 TEST_F(GoldenToolTest, RegenCheckCatchesOneMovedByteAndRegenRestoresIt) {
-  const std::string p = path("dequantize.h5");
+  const std::string p = path("codes.h5");  // the smallest family
   RegenOptions o;
   o.files = {p};
   std::ostringstream out, err;
@@ -64,7 +64,7 @@ TEST_F(GoldenToolTest, RegenCheckCatchesOneMovedByteAndRegenRestoresIt) {
   write(p, cases);
   std::ostringstream changed;
   EXPECT_EQ(run_regen(o, changed, err), 1);
-  EXPECT_NE(changed.str().find("changed " + victim.name + ": expected/out 1 of " +
+  EXPECT_NE(changed.str().find("changed " + victim.name + ": expected/" + victim.expected[0].spec.name + " 1 of " +
                                std::to_string(victim.expected[0].bytes.size()) + " bytes"),
             std::string::npos)
       << changed.str();
@@ -143,6 +143,17 @@ TEST_F(GoldenToolTest, TemplateWritesInputsAndFilledOutputs) {
   t.output = dir_.string();
   std::ostringstream e2;
   EXPECT_EQ(run_template(t, out, e2), 2);
+  // A template written when the reference expected other bytes: the report says the reference
+  // moved since.
+  GoldenCase moved = generate_family("codes").front();
+  moved.expected.at(0).bytes.at(0) ^= 0x01;
+  Provenance prov = Provenance::current("golden_tool_test", "golden_tool_test", kGoldenSeed);
+  prov.content = "candidate";
+  write_golden_file(path("moved.h5"), prov, {moved});
+  o.candidate = path("moved.h5");
+  std::ostringstream moved_report;
+  EXPECT_EQ(run_check(o, moved_report, err), 1);
+  EXPECT_NE(moved_report.str().find("changed since the template was written"), std::string::npos) << moved_report.str();
   // A golden file is not a candidate.
   const std::string g = path("golden.h5");
   write(g, {generate_family("codes").front()});

@@ -94,7 +94,10 @@ struct GoldenCase {
   std::string oracle;  ///< what produced `expected` (the reference function)
   CaseParams params;
   std::vector<Dataset> inputs;    ///< in input_specs order
-  std::vector<Dataset> expected;  ///< in output_specs order (empty in a candidate's template)
+  std::vector<Dataset> expected;  ///< in output_specs order (a candidate's outputs when read from one)
+  /// Candidates only: per output, the SHA-256 of the expectation when the template was written
+  /// ("" when the file does not say), so a check can tell that the reference moved since.
+  std::vector<std::string> template_sha256;
 };
 
 /// The reference model run on a case's inputs: the output bytes, and per output what the check

@@ -16,17 +16,43 @@ function(mxv_set_warnings target)
   endif()
 endfunction()
 
+# Every library is installed and exported as mxv::<name> (cmake/MxvInstall.cmake reads these
+# global lists): its target, and its folder's public headers.
+include(GNUInstallDirs)
+function(mxv_register_installed target include_dir)
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${ARGN})
+  set_property(GLOBAL APPEND PROPERTY MXV_INSTALLED_TARGETS ${target})
+  get_property(dirs GLOBAL PROPERTY MXV_INSTALLED_INCLUDE_DIRS)
+  if(NOT include_dir IN_LIST dirs AND EXISTS ${include_dir})
+    set_property(GLOBAL APPEND PROPERTY MXV_INSTALLED_INCLUDE_DIRS ${include_dir})
+  endif()
+endfunction()
+
 # mxv_add_library(<name> SOURCES ... [DEPS ...]) -> target mxv_<name>, alias mxv::<name>,
 # public headers in <folder>/include.
 function(mxv_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(mxv_${name} STATIC ${ARG_SOURCES})
   add_library(mxv::${name} ALIAS mxv_${name})
-  target_include_directories(mxv_${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_include_directories(mxv_${name} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_compile_features(mxv_${name} PUBLIC cxx_std_20)
   target_link_libraries(mxv_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   set_target_properties(mxv_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   mxv_set_warnings(mxv_${name})
+  mxv_register_installed(mxv_${name} ${CMAKE_CURRENT_SOURCE_DIR}/include ${name})
+endfunction()
+
+# mxv_add_header_library(<name> INCLUDE <dir> [DEPS ...]) -> interface target mxv_<name>, alias
+# mxv::<name>, headers in <dir> (relative to the current folder).
+function(mxv_add_header_library name)
+  cmake_parse_arguments(ARG "" "INCLUDE" "DEPS" ${ARGN})
+  add_library(mxv_${name} INTERFACE)
+  add_library(mxv::${name} ALIAS mxv_${name})
+  target_include_directories(mxv_${name} INTERFACE
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/${ARG_INCLUDE}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_link_libraries(mxv_${name} INTERFACE ${ARG_DEPS})
+  mxv_register_installed(mxv_${name} ${CMAKE_CURRENT_SOURCE_DIR}/${ARG_INCLUDE} ${name})
 endfunction()
 
 # mxv_add_test(NAME <name> SOURCES ... [DEPS ...] LABELS ... [TIMEOUT s] [MAIN])

@@ -1,6 +1,6 @@
-// The check library's comparison and classification (DESIGN.md "A mismatch is explained").
-// Every differing byte is found by a plain byte comparison; classification only explains what
-// was found, in the precedence order documented in check.h:
+// The check library's comparison and classification (docs/design.md section 3.6, "A mismatch is
+// explained"). Every differing byte is found by a plain byte comparison; classification only
+// explains what was found, in the precedence order documented in check.h:
 //
 //   positional   out-of-bounds (guard bytes), nonzero-padding (layout padding slots)
 //   write-level  never-written (sentinel survived), nibble-swap (E2M1 byte with nibbles exchanged)

@@ -1,5 +1,5 @@
 // Code semantics for the check library, from one generic sign/exponent/mantissa description per
-// kind (SEMANTICS.md section 1; IEEE 754-2019 section 3.4 for binary16/32; bfloat16 is binary32's
+// kind (docs/semantics.md section 1; IEEE 754-2019 section 3.4 for binary16/32; bfloat16 is binary32's
 // top half). Independent of float_format.cpp on purpose: the checker must not share the decoder
 // of the code it checks.
 #include "mxv/check/independent_decoder.h"

@@ -1,7 +1,7 @@
-// The check library's reports (DESIGN.md "A mismatch is explained"): a one-line summary that a
-// GoogleTest failure message can carry, a readable text (class counts with meanings, the first
-// mismatches with coordinates, input bits, expected and actual codes and why), and a JSON object
-// for tools (`mxv golden check`). JSON numbers that are not finite are written as strings.
+// The check library's reports (docs/design.md section 3.6, "A mismatch is explained"): a one-line
+// summary that a GoogleTest failure message can carry, a readable text (class counts with meanings,
+// the first mismatches with coordinates, input bits, expected and actual codes and why), and a JSON
+// object for tools (`mxv golden check`). JSON numbers that are not finite are written as strings.
 #include <cmath>
 #include <cstdio>
 #include <ostream>

@@ -1,5 +1,5 @@
 // Storage maps for the check library: packing (two E2M1 per byte, element 2i low nibble), row-major
-// with padded rows, and swizzled 128x4 scale tiles (SEMANTICS.md section 5). Written from the
+// with padded rows, and swizzled 128x4 scale tiles (docs/semantics.md section 5). Written from the
 // layout rules, independently of the block models' layout code.
 #include "mxv/check/storage_map.h"
 

@@ -1,7 +1,8 @@
 // GPU benchmark of the dequantize (scalar vs tiled) and convert kernels, as a fraction of the copy
-// bandwidth measured in the same run (DESIGN.md "Performance": tiled dequantize >= 85% of copy,
-// scalar ~5-10%). CUDA events on the backend's stream, warm-up, median of --reps timed launches,
-// inputs rotated over several sets whose total exceeds the 50 MB L2, random (never zero) data.
+// bandwidth measured in the same run (docs/design.md section 7, "Performance": tiled dequantize >=
+// 85% of copy, scalar ~5-10%). CUDA events on the backend's stream, warm-up, median of --reps timed
+// launches, inputs rotated over several sets whose total exceeds the 50 MB L2, random (never zero)
+// data.
 // Usage: mxv_device_bench [--reps N] [--sets S]      Output: one line per case, then a summary.
 #include <cuda_runtime.h>
 
@@ -115,8 +116,8 @@ int main(int argc, char** argv) {
     for (WeightPackingAxis packing : {WeightPackingAxis::kK, WeightPackingAxis::kN}) {
       for (WideType t : {WideType::kBf16, WideType::kF32}) {
         // "tiled-r64": the tiled kernel forced into its rows64 geometry (block (8, 64), one 64-k tile
-        // per thread: the previous kernel's geometry, with the new arithmetic) for K-packed weights,
-        // so one run shows what the "units" geometry adds on top of the arithmetic.
+        // per thread, with the tiled arithmetic) for K-packed weights, so one run shows what the
+        // "units" geometry adds on top of the arithmetic.
         for (int variant = 0; variant < 3; ++variant) {
           if (variant == 2 && packing != WeightPackingAxis::kK) continue;
           const DequantizeVariant v = variant == 0 ? DequantizeVariant::kScalar : DequantizeVariant::kTiled;

@@ -1,10 +1,10 @@
-// GPU benchmark of the kernels-B family (DESIGN.md "Performance"): quantize (amax + quantize
-// kernels, NVFP4 and MXFP4, fp32 and bf16) and SwiGLU (fused vs the unfused pair), each reported
-// as effective bandwidth and as a fraction of the device-to-device copy bandwidth measured in the
-// same run. Targets: quantize >= 85% of copy, fused swiglu_quantize >= 80% and faster than the
-// unfused pair.
+// GPU benchmark of quantize and SwiGLU (docs/design.md section 7, "Performance"): quantize (amax +
+// quantize kernels, NVFP4 and MXFP4, fp32 and bf16) and SwiGLU (fused vs the unfused pair), each
+// reported as effective bandwidth and as a fraction of the device-to-device copy bandwidth measured
+// in the same run. Targets: quantize >= 85% of copy, fused swiglu_quantize >= 80% and faster than
+// the unfused pair.
 //
-// Method (../shared/GPU.md "Habits"): CUDA events around every launch, warm-up launches first,
+// Method (docs/design.md section 7): CUDA events around every launch, warm-up launches first,
 // the median of many timed launches, inputs rotated over several buffers whose total exceeds the
 // 50 MB L2 (each input here is >= 100 MB), inputs random (never zeros). The kernels launch through
 // CudaBackend's entries with the host launchers' plans, i.e. exactly what the tests verify.

@@ -1,5 +1,6 @@
 // Backend: guarded device memory and launch-plan validation shared by every backend
-// (DESIGN.md "Backends"; limits from the CUDA C Programming Guide, "Compute Capabilities").
+// (docs/design.md section 3.5, "Backends"; limits from the CUDA C Programming Guide, "Compute
+// Capabilities").
 #include "mxv/device/backend.h"
 
 #include <array>

@@ -1,5 +1,6 @@
-// The cuda backend's memory, availability and error handling (DESIGN.md "Backends"). Kernel
-// launch entries live beside their kernels (cuda_convert.cu, cuda_dequantize.cu, ...).
+// The cuda backend's memory, availability and error handling (docs/design.md section 3.5,
+// "Backends"). Kernel launch entries live beside their kernels (cuda_convert.cu,
+// cuda_dequantize.cu, ...).
 #include <cuda_runtime.h>
 
 #include <stdexcept>

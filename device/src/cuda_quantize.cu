@@ -1,6 +1,6 @@
 // The cuda backend's launch entries for the quantize family: thin __global__ wrappers passing a
 // CudaCtx to the same kernel bodies the emulator runs (kernels/amax.h, kernels/quantize.h), with
-// the host launcher's plan (DESIGN.md "One kernel source, two executions").
+// the host launcher's plan (docs/design.md section 3.4, "One kernel source, two executions").
 #include <cuda_runtime.h>
 
 #include "mxv/device/cuda_backend.h"

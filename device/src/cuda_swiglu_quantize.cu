@@ -1,7 +1,7 @@
 // The cuda backend's launch entries for the SwiGLU family: __global__ wrappers passing a CudaCtx
 // to the bodies in kernels/swiglu_quantize.h. This file is compiled with -fmad=false (see
 // device/CMakeLists.txt) on top of the explicit __f*_rn intrinsics in swiglu_math.h, so no
-// contraction can change the portable exp or the activation (SEMANTICS.md section 6).
+// contraction can change the portable exp or the activation (docs/semantics.md section 7.1).
 #include <cuda_runtime.h>
 
 #include "mxv/device/cuda_backend.h"

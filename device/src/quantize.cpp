@@ -1,5 +1,5 @@
 // Host launcher of the quantize and amax kernels: argument validation, the variant gate, launch
-// geometry, the grouped row table, and the run itself (DESIGN.md "Production kernels"). The
+// geometry, the grouped row table, and the run itself (docs/design.md section 5.3, "quantize"). The
 // sizes and layout rules here are computed independently of the reference (scale_layout.cpp);
 // the tests hold the two together byte for byte.
 #include "mxv/device/quantize.h"

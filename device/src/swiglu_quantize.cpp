@@ -1,6 +1,6 @@
 // Host launchers of the SwiGLU kernels: validation, the gate (I % 16, supported layouts), launch
 // geometry and the grouped row table; the fused kernel and the unfused pair share one validation
-// so both take exactly the same problems (DESIGN.md "Production kernels", swiglu_quantize).
+// so both take exactly the same problems (docs/design.md section 5.4).
 #include "mxv/device/swiglu_quantize.h"
 
 #include <bit>

@@ -1,6 +1,6 @@
-// Benchmarks of the SIMT emulator (issue 4 "Performance"): the fiber switch cost, and the wall
-// time to emulate a kernel producing 1M outputs with every check and the coalescing record on
-// (goal: under 2 s on one core), next to the same computation as a plain loop. Figures go to
+// Benchmarks of the SIMT emulator (docs/design.md section 4.5, "Cost"): the fiber switch cost, and
+// the wall time to emulate a kernel producing 1M outputs with every check and the coalescing record
+// on (goal: under 2 s on one core), next to the same computation as a plain loop. Figures go to
 // BENCHMARKS.md ("Emulator" section) with the command that reproduces them.
 #include <benchmark/benchmark.h>
 

@@ -1,4 +1,4 @@
-// Memory checks of every global and shared access (issue 4 "Memory checking"), the access record
+// Memory checks of every global and shared access (docs/design.md section 4.2), the access record
 // behind the coalescing figures, and the EmuCtx members that forward to them.
 //   global: pointer must lie in a live allocation; [offset, offset + size) inside it
 //           (out-of-bounds otherwise: the access is not performed, a load returns the red-zone

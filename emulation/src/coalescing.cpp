@@ -1,5 +1,5 @@
-// Coalescing figures (see coalescing.h; issue 4 "Coalescing figures"; DESIGN.md "Emulator
-// facts"). A warp request is the set of lanes of one warp that executed one access site for the
+// Coalescing figures (see coalescing.h; docs/design.md section 4.3, "Coalescing figures"). A warp
+// request is the set of lanes of one warp that executed one access site for the
 // same (per-lane) time within one barrier epoch; the hardware serves it with the distinct 32-byte
 // sectors its bytes touch, grouped in 128-byte lines.
 #include <algorithm>

@@ -1,4 +1,5 @@
-// Emulated global memory: allocation, red zones, shadow tags (see device_memory.h; issue 4).
+// Emulated global memory: allocation, red zones, shadow tags (see device_memory.h;
+// docs/design.md section 4.2).
 #include "device_memory.h"
 
 #include <cstdlib>

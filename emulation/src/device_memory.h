@@ -1,8 +1,8 @@
-// The emulated global memory (issue 4 "Memory checking"): a cudaMalloc-like allocator whose
-// buffers are 256-byte aligned (so sector and line arithmetic on host addresses matches the
-// GPU's), surrounded by 256-byte red zones holding a known pattern, each byte with a shadow tag
-// that says who wrote it last: 0 = nobody, kHostTag = the host, otherwise (launch, block).
-// Internal to mxv::emulation.
+// The emulated global memory (docs/design.md section 4.2, "Memory checking"): a cudaMalloc-like
+// allocator whose buffers are 256-byte aligned (so sector and line arithmetic on host addresses
+// matches the GPU's), surrounded by 256-byte red zones holding a known pattern, each byte with a
+// shadow tag that says who wrote it last: 0 = nobody, kHostTag = the host, otherwise (launch,
+// block). Internal to mxv::emulation.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // The emulated backend: device memory in the emulator's checked allocator, launches through
 // Emulator::launch with the host launcher's plan, findings surfaced as strings; and backend
-// selection (DESIGN.md "Backends").
+// selection (docs/design.md section 3.5, "Backends").
 #include "mxv/emulation/emulated_backend.h"
 
 #include <array>

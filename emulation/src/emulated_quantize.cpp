@@ -1,6 +1,7 @@
 // The emulated backend's launch entries for the quantize family (kernels/amax.h,
 // kernels/quantize.h): the same kernel bodies the cuda backend runs, with the host launcher's
-// plan, through EmulatedBackend::run (DESIGN.md "One kernel source, two executions").
+// plan, through EmulatedBackend::run (docs/design.md section 3.4, "One kernel source, two
+// executions").
 #include "mxv/device/kernels/amax.h"
 #include "mxv/device/kernels/quantize.h"
 #include "mxv/emulation/emu_ctx.h"

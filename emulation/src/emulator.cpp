@@ -1,4 +1,5 @@
-// Emulator's host-side API: device memory, findings bookkeeping, coalescing reports (issue 4).
+// Emulator's host-side API: device memory, findings bookkeeping, coalescing reports
+// (docs/design.md section 4).
 // The launch itself lives in scheduler.cpp, the per-access checks in access_checks.cpp.
 #include "mxv/emulation/emulator.h"
 

@@ -1,4 +1,4 @@
-// Fiber stacks and context switches (see fiber.h for the why; DESIGN.md "Emulator facts").
+// Fiber stacks and context switches (see fiber.h for the why; docs/design.md section 4.1).
 // x86-64 System V: the switch saves rbp, rbx, r12-r15 (callee-saved), MXCSR and the x87 control
 // word on the old stack, stores the old stack pointer, loads the new one and restores the same set.
 // Everything else is caller-saved, so the C++ caller of the switch has already spilled it.

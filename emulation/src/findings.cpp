@@ -1,4 +1,4 @@
-// Printing of findings and call sites (see findings.h, call_site.h; issue 4 "Memory checking").
+// Printing of findings and call sites (see findings.h, call_site.h; docs/design.md section 4.4).
 #include <sstream>
 
 #include "mxv/emulation/call_site.h"

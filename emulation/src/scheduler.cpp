@@ -1,4 +1,4 @@
-// Launch execution (issue 4 "Execution"; DESIGN.md "The emulator is a verification instrument"):
+// Launch execution (docs/design.md section 4.1, "Execution"):
 // the grid runs block by block in a fixed order (x fastest, then y, then z); within a block
 // every thread is a fiber. The scheduler resumes the runnable threads in the launch's order
 // (forward, reversed or a seeded shuffle); each runs until it reaches a rendezvous point

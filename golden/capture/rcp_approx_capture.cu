@@ -1,8 +1,9 @@
 // Captures the GPU's rcp.approx.ftz.f32 (MUFU.RCP, behind __frcp_approx-style fast reciprocals and
 // TensorRT-LLM's NVFP4 quantization) as the 2^23-entry delta table of mxv/reference/rcp_approx.h,
 // then proves the CPU emulation built from it equal to the hardware over ALL 2^32 fp32 inputs.
-// SEMANTICS.md section 4 claims the result depends only on the significand; the full sweep is what
-// makes that claim (and the table) trustworthy on this GPU. Usage: mxv_capture_rcp_approx OUT.bin
+// docs/semantics.md section 4.6 claims the result depends only on the significand; the full sweep
+// is what makes that claim (and the table) trustworthy on this GPU.
+// Usage: mxv_capture_rcp_approx OUT.bin
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // The verification matrix of the curated case catalogue (verify.h): which presets each kernel
-// takes, the shapes of issue 5's edge list per kernel, and the seeded bug-hunting input generator.
+// takes, the edge shapes of docs/verification.md section 5 per kernel, and the seeded bug-hunting
+// input generator.
 // Shapes name the edge they cover; where the catalogue states which variant the gate must pick it
 // says so in its own words (dequantize: tiled iff N even and K % 64 == 0; quantize: vector iff
 // K % block == 0), so a launcher whose gate drifts is caught rather than recorded.

@@ -3,7 +3,7 @@
 // model's bytes computed from the same inputs (reference/: encode/decode, dequantize_weights_to,
 // quantize_activations, swiglu), and every output compared byte for byte through the check library
 // (check.h), guard bytes included. Then: input guards intact, no emulator findings, the variant the
-// catalogue expects. DESIGN.md "Backends", "A mismatch is explained".
+// catalogue expects. docs/design.md sections 3.5 ("Backends") and 3.6 ("A mismatch is explained").
 #include <chrono>
 #include <cmath>
 #include <cstring>

@@ -1,4 +1,4 @@
-// Encode throughput of the format models (issue 2 "Performance": goal >= 1e9 conversions/s on
+// Encode throughput of the format models (docs/design.md section 7: goal >= 1e9 conversions/s on
 // one core) per format and mode, and of the CUDA 13.0 header host functions on the same inputs
 // (when the headers were found at configure time), so BENCHMARKS.md can record the ratio.
 // Inputs: 2^20 fp32 values, x = n * 2^u with n standard normal and u uniform in [-10, 10]

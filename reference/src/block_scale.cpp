@@ -1,4 +1,4 @@
-// Block scale rules, SEMANTICS.md section 4. Each NVFP4 order is written as the exact sequence
+// Block scale rules, docs/semantics.md section 4. Each NVFP4 order is written as the exact sequence
 // of fp32 operations of the library it models (see recipe.cpp for the citations); a change of
 // parenthesisation here is a change of recipe.
 #include "mxv/reference/block_scale.h"

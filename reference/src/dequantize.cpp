@@ -1,4 +1,4 @@
-// Activation dequantization, SEMANTICS.md section 4 (end): (elem * scale) [* s_dec] in fp32.
+// Activation dequantization, docs/semantics.md section 4.5: (elem * scale) [* s_dec] in fp32.
 #include "mxv/reference/dequantize.h"
 
 #include <stdexcept>

@@ -1,6 +1,6 @@
 // The runtime conversion API of float_format.h: mode validation, dispatch of a (format, mode)
 // chosen at run time to the generic encoder instantiated for it (small_float.h), decode by
-// table lookup, and the names the CLI and file formats use. Rules: SEMANTICS.md sections 1-3.
+// table lookup, and the names the CLI and file formats use. Rules: docs/semantics.md sections 1-3.
 #include <algorithm>
 #include <array>
 #include <bit>

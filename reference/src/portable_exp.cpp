@@ -1,5 +1,5 @@
 // fp32 exp from fma/add/mul in one fixed order; the algorithm and its constants are documented
-// step by step in portable_exp.h (SEMANTICS.md section 6). This file must be compiled with
+// step by step in portable_exp.h (docs/semantics.md section 7.1). This file must be compiled with
 // -ffp-contract=off (set in reference/CMakeLists.txt): a contracted a*b+c would round once
 // instead of twice on one side only and break CPU/GPU identity. Every fma is written explicitly.
 #include "mxv/reference/portable_exp.h"

@@ -1,5 +1,5 @@
-// Activation quantization, SEMANTICS.md sections 4-5: per block, the amax under the recipe's NaN
-// policy, the block scale (block_scale.cpp), then each element prescaled in fp32 and converted;
+// Activation quantization, docs/semantics.md sections 4-5: per block, the amax under the recipe's
+// NaN policy, the block scale (block_scale.cpp), then each element prescaled in fp32 and converted;
 // scales placed by scale_layout.cpp. The partial last block is zero-padded for the amax.
 #include "mxv/reference/quantize.h"
 

@@ -1,5 +1,5 @@
 // rcp.approx.ftz.f32 from a captured 2-bit delta table (format in rcp_approx.h; the facts it
-// relies on are SEMANTICS.md section 4: +-1 ulp, significand-only dependence [hw, H200]).
+// relies on are docs/semantics.md section 4.6: +-1 ulp, significand-only dependence [hw, H200]).
 #include "mxv/reference/rcp_approx.h"
 
 #include <bit>

@@ -1,5 +1,6 @@
 // Recipe presets and their names. Each preset cites the library function it models; the rules it
-// follows are SEMANTICS.md sections 3-4 (the table of NVFP4 operation orders, the two MX rules).
+// follows are docs/semantics.md sections 3-4 (the table of NVFP4 operation orders, the two MX
+// rules).
 #include "mxv/reference/recipe.h"
 
 #include <array>

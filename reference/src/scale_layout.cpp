@@ -1,5 +1,5 @@
-// Scale layouts, SEMANTICS.md section 5. The swizzle is the formula of that section written out
-// once; grouped rows reuse it on a matrix whose expert regions are each padded to 128 rows (a
+// Scale layouts, docs/semantics.md section 5. The swizzle is the formula of that section written
+// out once; grouped rows reuse it on a matrix whose expert regions are each padded to 128 rows (a
 // whole number of 128-row tiles each, so every expert's scales occupy their own tiles).
 #include "mxv/reference/scale_layout.h"
 

@@ -1,4 +1,4 @@
-// SwiGLU gate/up layouts and activations (SEMANTICS.md section 6). The fp32 operation order of
+// SwiGLU gate/up layouts and activations (docs/semantics.md section 6). The fp32 operation order of
 // each activation is the contract written in swiglu.h; this file is compiled with
 // -ffp-contract=off (reference/CMakeLists.txt) so that no multiply-add is fused behind its back.
 #include "mxv/reference/swiglu.h"

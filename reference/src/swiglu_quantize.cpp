@@ -1,4 +1,4 @@
-// SwiGLU fused with NVFP4 quantization, and the unfused pair it must match (SEMANTICS.md
+// SwiGLU fused with NVFP4 quantization, and the unfused pair it must match (docs/semantics.md
 // section 6). The activation is swiglu.h's fixed fp32 order; quantization is the block-models
 // quantizer (quantize.h), called on the activated tensor, so both models share one quantizer
 // and differ only in what they hand it.

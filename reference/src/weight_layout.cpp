@@ -1,4 +1,4 @@
-// Weight dequantization for the K-packed and N-packed MoE layouts (SEMANTICS.md section 5).
+// Weight dequantization for the K-packed and N-packed MoE layouts (docs/semantics.md section 5).
 #include "mxv/reference/weight_layout.h"
 
 #include <stdexcept>

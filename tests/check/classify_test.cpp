@@ -1,7 +1,7 @@
 // Tests of the check library's classification (classify.cpp): for every class a planted
 // mismatch that must be classified exactly as that class and no other, identical buffers, the
 // precedence between classes, and argument validation. Every expected code and class below is
-// written by hand from SEMANTICS.md; nothing is computed with the code under test.
+// written by hand from docs/semantics.md; nothing is computed with the code under test.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 

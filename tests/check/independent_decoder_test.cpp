@@ -1,5 +1,5 @@
 // Tests of the check library's code semantics (independent_decoder.cpp) against values written out by
-// hand from SEMANTICS.md section 1 and IEEE 754.
+// hand from docs/semantics.md section 1 and IEEE 754.
 #include "mxv/check/independent_decoder.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Tests of quantize_specs.cpp: the check library's specs agree with quantize_activations' buffers
-// (sizes, and offsets derived by hand from SEMANTICS.md section 5), and a planted tie flip in a
+// (sizes, and offsets derived by hand from docs/semantics.md section 5), and a planted tie flip in a
 // real quantized output is explained with its context.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Tests of the check library's storage maps (storage_map.cpp) against offsets derived by hand
-// from SEMANTICS.md section 5 (packing, padded rows, swizzled 128x4 scales, grouped rows).
+// from docs/semantics.md section 5 (packing, padded rows, swizzled 128x4 scales, grouped rows).
 #include "mxv/check/storage_map.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@ namespace mxv::check {
 namespace {
 
 TEST(CheckLayout, SwizzleKnownAnswersFromSemantics) {
-  // R = 128, K = 128, NVFP4 (Kb = 8): (5,2) -> 82 and (5,5) -> 593 (SEMANTICS.md section 5).
+  // R = 128, K = 128, NVFP4 (Kb = 8): (5,2) -> 82 and (5,5) -> 593 (docs/semantics.md section 5).
   EXPECT_EQ(swizzled_offset(5, 2, 8), 82u);
   EXPECT_EQ(swizzled_offset(5, 5, 8), 593u);
   // Row 32 starts the second 4-byte group of the first 16-byte line; row 128 the next tile row.

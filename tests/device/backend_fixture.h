@@ -1,9 +1,9 @@
-// Test fixture that runs each device test case on every backend (DESIGN.md "Backends"). Cases are
-// TEST_Ps over (backend, case); the generated names start with the backend ("cuda_..." /
-// "emulated_..."), which is how mxv_add_backend_test (cmake/MxvHelpers.cmake) labels them `gpu`
-// and `emu`. Without a GPU the cuda cases are SKIPPED with the reason, and FAIL instead when the
-// environment says MXV_REQUIRE_GPU=1. After every case the backend's findings (emulator: memory
-// errors, races, collective misuse) must be empty.
+// Test fixture that runs each device test case on every backend (docs/design.md section 3.5,
+// "Backends"). Cases are TEST_Ps over (backend, case); the generated names start with the backend
+// ("cuda_..." / "emulated_..."), which is how mxv_add_backend_test (cmake/MxvHelpers.cmake) labels
+// them `gpu` and `emu`. Without a GPU the cuda cases are SKIPPED with the reason, and FAIL instead
+// when the environment says MXV_REQUIRE_GPU=1. After every case the backend's findings (emulator:
+// memory errors, races, collective misuse) must be empty.
 #pragma once
 
 #include <gtest/gtest.h>

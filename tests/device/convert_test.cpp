@@ -3,7 +3,7 @@
 // E8M0 (toward zero, up) and every code back, compared byte for byte with the reference
 // (mxv::encode / mxv::decode) through the check library. The emulator runs a strided sample of
 // the 2^32 fp32 inputs and every bf16 / fp16 pattern; the GPU additionally runs all 2^32 fp32
-// inputs per format (ConvertExhaustive, cuda cases only). Issue 5, "Exhaustive".
+// inputs per format (ConvertExhaustive, cuda cases only; docs/verification.md section 2).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -2,9 +2,9 @@
 // software branch that the emulator runs and sm_90 uses for E2M1 / UE8M0. Held to the reference
 // (mxv::encode / decode, an independent algorithm) on every bf16 and fp16 bit pattern, a strided
 // sample of all 2^32 fp32 patterns, and every midpoint of each format with its fp32 neighbours;
-// plus hand-derived known answers from SEMANTICS.md section 2. The GPU branch (PTX cvt) is held to
-// the reference over all 2^32 inputs by convert_test's gpu cases. The branch-free E2M1 encoder
-// (e2m1_from_f32_sw_branchless) runs through every E2M1 check below, and the finite-input
+// plus hand-derived known answers from docs/semantics.md section 2. The GPU branch (PTX cvt) is
+// held to the reference over all 2^32 inputs by convert_test's gpu cases. The branch-free E2M1
+// encoder (e2m1_from_f32_sw_branchless) runs through every E2M1 check below, and the finite-input
 // bf16x2 / fp16x2 pair conversions (the dequantize fast path) are held to wide_float over their
 // documented domain, every finite fp32 input class.
 #include "mxv/device/cvt.h"
@@ -49,7 +49,7 @@ std::string check_all(std::uint32_t bits) {
   return {};
 }
 
-// Known answers derived by hand from SEMANTICS.md section 2 (not from any implementation).
+// Known answers derived by hand from docs/semantics.md section 2 (not from any implementation).
 TEST(CvtKnownAnswers, E4M3) {
   EXPECT_EQ(cvt::e4m3_from_f32(448.0f), 0x7E);
   EXPECT_EQ(cvt::e4m3_from_f32(464.0f), 0x7E);    // 448 + half ulp: tie to even (mantissa 110)
@@ -66,7 +66,7 @@ TEST(CvtKnownAnswers, E4M3) {
 }
 
 TEST(CvtKnownAnswers, E2M1) {
-  // Interval table of SEMANTICS.md section 2, endpoints included per the table.
+  // Interval table of docs/semantics.md section 2, endpoints included per the table.
   EXPECT_EQ(cvt::e2m1_from_f32(0.25f), 0x0);
   EXPECT_EQ(cvt::e2m1_from_f32(0.2500001f), 0x1);
   EXPECT_EQ(cvt::e2m1_from_f32(0.75f), 0x2);
@@ -171,7 +171,7 @@ TEST(CvtVsReference, NarrowToBf16AndFp16) {
 // ---- the branch-free E2M1 encoder ----------------------------------------------------------------
 
 TEST(CvtKnownAnswers, E2M1Branchless) {
-  // The same interval table as CvtKnownAnswers.E2M1 (SEMANTICS.md section 2), hand-derived.
+  // The same interval table as CvtKnownAnswers.E2M1 (docs/semantics.md section 2), hand-derived.
   EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(0.25f), 0x0u);       // tie to 0 (even)
   EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(0.2500001f), 0x1u);
   EXPECT_EQ(cvt::e2m1_from_f32_sw_branchless(0.75f), 0x2u);       // tie to 1.0 (even mantissa)

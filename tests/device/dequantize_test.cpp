@@ -1,5 +1,5 @@
 // Tests of the weight-dequantize kernels (kernels/dequantize_scalar.h, kernels/dequantize_tiled.h,
-// launcher dequantize.h) on every backend (backend_fixture.h). Issue 5: MXFP4 and NVFP4 weights,
+// launcher dequantize.h) on every backend (backend_fixture.h): MXFP4 and NVFP4 weights,
 // K-packed [E, N, K/2] and N-packed [E, K, N/2] -> [E, N, K] fp32 / bf16 / fp16, byte for byte
 // equal to the reference (mxv::dequantize_weights_to) through the check library; the test asserts
 // which kernel ran (the gate boundary on both sides of every condition). Coalescing regression

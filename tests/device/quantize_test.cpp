@@ -1,9 +1,9 @@
 // The quantize and amax kernels on every available backend, held byte for byte to the reference
-// model (reference/quantize.h) through the check library's report (DESIGN.md "A mismatch is
-// explained"). Issue 5's shape matrix: rows of 1, odd K, K of 16/48/80/400, both sides of the
-// vector gate (K a multiple of the block size), grouped rows {1, 127, 128, 129} per expert with
-// swizzled scales, and a larger tiled shape (GPU only). Outputs are sentinel-filled, guard bytes
-// checked, and the test asserts which variant ran.
+// model (reference/quantize.h) through the check library's report (docs/verification.md section
+// 4). The shape matrix of docs/verification.md section 5: rows of 1, odd K, K of 16/48/80/400, both
+// sides of the vector gate (K a multiple of the block size), grouped rows {1, 127, 128, 129} per
+// expert with swizzled scales, and a larger tiled shape (GPU only). Outputs are sentinel-filled,
+// guard bytes checked, and the test asserts which variant ran.
 //
 // Inputs come from the fuzz library (fuzz/values.h) under a seed printed by every case; override
 // the base seed with MXV_TEST_SEED=<n>.
@@ -102,7 +102,7 @@ std::vector<Case> cases() {
       add("gate_k_block_exact", 4, 4 * block, lin);      // whole blocks: vector
       add("gate_k_block_plus", 4, 4 * block + 2, swz);   // just past: scalar
       add("specials_k128", 9, 128, swz, {}, true);        // NaN / Inf under the NaN policy
-      add("grouped_1_127_128_129", 385, 64, swz, {1, 127, 128, 129});  // experts per issue 5
+      add("grouped_1_127_128_129", 385, 64, swz, {1, 127, 128, 129});  // around a 128-row tile
       add("grouped_empty_expert", 130, 2 * block, swz, {0, 2, 128, 0});
       add("grouped_linear", 256, 96, lin, {127, 129});
       add("grouped_odd_k", 129, 33, swz, {1, 128});  // grouped, scalar variant

@@ -1,5 +1,5 @@
-// The SwiGLU kernels on every available backend (SEMANTICS.md section 6): the fused activation +
-// quantization kernel against the reference (reference/swiglu.h activation, then
+// The SwiGLU kernels on every available backend (docs/semantics.md section 6): the fused activation
+// + quantization kernel against the reference (reference/swiglu.h activation, then
 // reference/quantize.h on the fp32 or bf16-rounded result), the unfused activation kernel against
 // the reference's bf16 output, and the pair's parity: with a bf16 intermediate, fused == unfused
 // (activation -> bf16 -> quantize kernel) byte for byte. Layouts halves / interleaved(1) /
@@ -105,7 +105,8 @@ std::vector<Case> cases() {
       }
     }
   }
-  // Grouped rows per issue 5 (one layout / dtype combination each: the row mapping is shared).
+  // Grouped rows around one 128-row tile (one layout / dtype combination each: the row mapping is
+  // shared).
   for (const Intermediate im : {Intermediate::kFp32, Intermediate::kBf16}) {
     Case c;
     c.name = std::string("grouped_1_127_128_129_il8_bf16") + (im == Intermediate::kFp32 ? "_i32" : "_ibf16");

@@ -1,6 +1,6 @@
-// Tests of the emulator's memory checkers (emulation/src/access_checks.cpp; issue 4 "Memory
-// checking"). Each checker is shown catching a planted bug, and the fixed kernel beside it is
-// shown to produce no finding at all.
+// Tests of the emulator's memory checkers (emulation/src/access_checks.cpp; docs/design.md
+// section 4.2, "Memory checking"). Each checker is shown catching a planted bug, and the fixed
+// kernel beside it is shown to produce no finding at all.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// Tests of the coalescing figures (emulation/src/coalescing.cpp; issue 4 "Coalescing figures";
-// DESIGN.md "Emulator facts"). Expected figures are worked out by hand from the access pattern and
+// Tests of the coalescing figures (emulation/src/coalescing.cpp; docs/design.md section 4.3,
+// "Coalescing figures"). Expected figures are worked out by hand from the access pattern and
 // the 32-byte sector / 128-byte line sizes, with 256-byte aligned buffers.
 #include <gtest/gtest.h>
 

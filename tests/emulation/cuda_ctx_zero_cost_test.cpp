@@ -1,4 +1,4 @@
-// Proof that CudaCtx costs nothing (issue 4 "Execution"; DESIGN.md "One kernel source, two
+// Proof that CudaCtx costs nothing (docs/design.md section 3.4, "One kernel source, two
 // executions"): the sample kernel body of zero_cost/sample_kernel.h, instantiated with CudaCtx
 // (zero_cost/sample_with_ctx.cu), and the same logic written with raw builtins
 // (zero_cost/sample_with_builtins.cu) are compiled by nvcc for sm_90, and

@@ -1,15 +1,16 @@
 // Calibration of the emulator's coalescing figures (emulation/src/coalescing.cpp) against Nsight
-// Compute on real hardware, as DESIGN.md "Emulator facts" asks ("calibrate once against ncu on the
-// GPU"). The emulator reports, per kernel, warp requests and 32-byte sectors of global loads and
+// Compute on real hardware (docs/design.md section 4.3: the compiler may merge or split the
+// accesses the source shows, so the figures are calibrated once against ncu on the GPU). The
+// emulator reports, per kernel, warp requests and 32-byte sectors of global loads and
 // stores in ncu's vocabulary; this test runs on the emulated backend exactly the two launches that
 // were profiled and holds the emulator's per-kernel totals to the measured counters.
 //
-// Measured (lead engineer, 2026-11-29, one NVIDIA H200), command for both runs:
+// Measured on one NVIDIA H200 (2026-11-29), command for both runs:
 //   ncu --clock-control none --metrics l1tex__t_{sectors,requests}_pipe_lsu_mem_global_op_{ld,st}.sum
 //       build/gpu/tests/device/device_dequantize_test
 //       --gtest_filter='*/cuda_nvfp4_te_fp32_npacked_E1_N128_K48:*/cuda_nvfp4_te_fp32_npacked_E1_N66_K128'
-//   (MXV_TEST_SEED=20250501 printed). Second run, 2026-11-29, after the tiled-kernel change
-//   (fast path + non-inlined general path, git HEAD 9ff00c1 kernels):
+//   (MXV_TEST_SEED=20250501 printed). Second run, 2026-11-29, on the tiled kernel with its fast
+//   path and non-inlined general path (kernels of git 9ff00c1):
 //   dequantize_tiled_kernel  (E1 N66 K128, grid (2,2,1) x block (8,64,1)):
 //       ld requests 358, ld sectors 482, st requests 69, st sectors 1056
 //   dequantize_scalar_kernel (E1 N128 K48, grid (24,1,1) x block (256,1,1)):
@@ -22,8 +23,8 @@
 // the emulator's output. ncu's ld counters include the scale loads and the s_dec (global scale)
 // load, not only the packed weights; the emulator's load totals include them too.
 //
-// Data dependence. Addresses do not depend on the data, but since the tiled kernel's change the
-// number of store requests does: a store whose scale is NaN (UE4M3 code 0x7F) or whose s_dec is
+// Data dependence. Addresses do not depend on the data, but the tiled kernel's number of store
+// requests does: a store whose scale is NaN (UE4M3 code 0x7F) or whose s_dec is
 // non-finite or >= 2^120 takes the general path (a real call on the GPU), the others the inlined
 // fast path, and a warp whose lanes split between them issues two store requests on the GPU. So
 // this test replays the profiled cases' own inputs (tests/device/dequantize_inputs.h, same seed,

@@ -1,4 +1,5 @@
-// Tests of the emulator's execution model (emulation/src/scheduler.cpp; issue 4 "Execution"):
+// Tests of the emulator's execution model (emulation/src/scheduler.cpp; docs/design.md section
+// 4.1, "Execution"):
 // CUDA launch geometry, the three schedules, barriers, warp shuffles with width, votes, and the
 // rendezvous checkers (divergent shuffle, divergent barrier), each caught on a planted bug.
 // Expectations come from the CUDA C++ Programming Guide ("Warp Shuffle Functions") and the PTX

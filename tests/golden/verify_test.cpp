@@ -1,8 +1,9 @@
 // Tests of `mxv verify` (golden/include/mxv/golden/verify.h): the catalogue covers every kernel and
 // exactly the presets each kernel's launcher declares or accepts (asked of the launchers here, not
-// copied), and issue 5's edge shapes; a --quick run on the emulator passes; planted bugs (a nibble
-// swap and a damaged guard byte injected through the test hook) make verify report FAIL with the
-// right mismatch class and exit 1; an unavailable or unknown backend is a usage error (exit 2).
+// copied), and the edge shapes of docs/verification.md section 5; a --quick run on the emulator
+// passes; planted bugs (a nibble swap and a damaged guard byte injected through the test hook) make
+// verify report FAIL with the right mismatch class and exit 1; an unavailable or unknown backend is
+// a usage error (exit 2).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Block scale rules (SEMANTICS.md section 4): hand-derived known answers for MX and NVFP4, and
+// Block scale rules (docs/semantics.md section 4): hand-derived known answers for MX and NVFP4, and
 // the presets disagreeing exactly where the section says they do. Each expected byte is derived
 // in the comment next to it from the rule, never computed with the code under test. Values
 // marked [numpy] were found and checked with an independent numpy float32 + exact-fraction
@@ -129,7 +129,7 @@ TEST(BlockScaleNvfp4, AllZeroBlock) {
   EXPECT_EQ(te.codes, (std::vector<std::uint8_t>{0x0, 0x8, 0x0}));
   EXPECT_EQ(run_block(Recipe::nvfp4_modelopt(), {0.0f, 0.0f}, 10.0f).scale.code, 0x38);
   EXPECT_EQ(run_block(Recipe::nvfp4_torchao(), {0.0f, 0.0f}, 10.0f).scale.code, 0x08);
-  // ModelOpt's _cast_fp4 takes the sign from x < 0, so -0 stores 0x0 (SEMANTICS.md section 3).
+  // ModelOpt's _cast_fp4 takes the sign from x < 0, so -0 stores 0x0 (docs/semantics.md section 3).
   EXPECT_EQ(run_block(Recipe::nvfp4_modelopt(), {0.0f, -0.0f}, 10.0f).codes[1], 0x0);
 }
 

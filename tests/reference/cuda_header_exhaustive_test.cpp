@@ -1,7 +1,7 @@
 // Exhaustive oracle test: the mxv format models (cuda dialect) against the CUDA 13.0 header host
 // functions (cuda_fp8.hpp __nv_cvt_float_to_fp8 / __nv_cvt_float_to_e8m0, cuda_fp4.hpp
 // __nv_cvt_float_to_fp4, and their bf16 / half variants) over ALL 2^32 fp32 bit patterns, every
-// mode of the cuda dialect (SEMANTICS.md section 2), and all 2^16 bf16 and fp16 patterns.
+// mode of the cuda dialect (docs/semantics.md section 2), and all 2^16 bf16 and fp16 patterns.
 // The headers are an independent implementation that plain g++ compiles; this is the only
 // target allowed to include them (the reference never does). Without them every test skips.
 // Both cores: each sweep is split over std::thread::hardware_concurrency() threads (>= 2).

@@ -1,4 +1,4 @@
-// Activation dequantization (SEMANTICS.md section 4, end): the multiplication order by hand, the
+// Activation dequantization (docs/semantics.md section 4.5): the multiplication order by hand, the
 // decode quirks, and quantize -> dequantize returning values that are already on the grid.
 #include "mxv/reference/dequantize.h"
 

@@ -1,6 +1,6 @@
 // Tests of the format models (float_format.h, small_float.h, dialect_rules.h) against facts
 // written by hand from the specs: OCP MX v1.0 section 5 (E2M1, E8M0), OCP 8-bit FP v1.0 (E4M3),
-// SEMANTICS.md sections 1-3. Expectations never come from the code under test: code values are
+// docs/semantics.md sections 1-3. Expectations never come from the code under test: code values are
 // written out or computed with std::ldexp from the format's definition, midpoints from those.
 // The independent whole-range oracles are cuda_header_exhaustive_test (CUDA 13.0 headers) and
 // ml_dtypes_dialect_test (ml_dtypes 0.6).
@@ -184,14 +184,14 @@ TEST(FloatFormatEncode, E2M1MidpointsAndNeighbours) {
     check_midpoints(kE2M1, e2m1_points(), mode, false);
     check_midpoints(kE2M1, e2m1_points(), mode, true);
   }
-  // SEMANTICS 2 intervals at the ends: [0, 0.25] -> 0; (5, inf] -> 6; 7 (midpoint of 6 and the
-  // would-be 8) saturates.
+  // docs/semantics.md section 2 intervals at the ends: [0, 0.25] -> 0; (5, inf] -> 6; 7 (midpoint
+  // of 6 and the would-be 8) saturates.
   EXPECT_EQ(encode(kE2M1, 0.25f, kRneFinite), 0x0);
   EXPECT_EQ(encode(kE2M1, above(0.25f), kRneFinite), 0x1);
   EXPECT_EQ(encode(kE2M1, 7.0f, kRneFinite), 0x7);
   EXPECT_EQ(encode(kE2M1, 1e30f, kRzFinite), 0x7);
   EXPECT_EQ(encode(kE2M1, -1e30f, kRzFinite), 0xF);
-  // The double-rounding example of SEMANTICS 2: 3.4999998 is 3, not 4.
+  // The double-rounding example of docs/semantics.md section 2: 3.4999998 is 3, not 4.
   EXPECT_EQ(encode(kE2M1, 3.4999998f, kRneFinite), 0x5);
 }
 
@@ -201,7 +201,7 @@ TEST(FloatFormatEncode, E4M3AndUE4M3MidpointsAndNeighbours) {
     check_midpoints(kE4M3, e4m3_points(), mode, true);
     check_midpoints(kUE4M3, e4m3_points(), mode, false);
   }
-  // SEMANTICS 2: 248 -> 256 and 272 -> 256 (ties to the even code 0x78).
+  // docs/semantics.md section 2: 248 -> 256 and 272 -> 256 (ties to the even code 0x78).
   EXPECT_EQ(encode(kE4M3, 248.0f), 0x78);
   EXPECT_EQ(encode(kE4M3, 272.0f), 0x78);
   // Smallest: |x| <= 2^-10 (half the smallest subnormal) -> signed zero.
@@ -250,7 +250,8 @@ TEST(FloatFormatEncode, E8M0EdgesOfTheRange) {
   const float two_m127 = from_bits(0x0040'0000u);
   EXPECT_EQ(encode(kE8M0, two_m127, kUpFinite), 0x00);
   EXPECT_EQ(encode(kE8M0, two_m127, kRzFinite), 0x00);
-  // (2^-127, 2^-126): floor -> 0x00, ceil -> 0x01 (SEMANTICS 2: "RP maps it to 0x01").
+  // (2^-127, 2^-126): floor -> 0x00, ceil -> 0x01 (docs/semantics.md section 2: "RP maps it to
+  // 0x01").
   EXPECT_EQ(encode(kE8M0, from_bits(0x0040'0001u), kUpFinite), 0x01);
   EXPECT_EQ(encode(kE8M0, from_bits(0x007F'FFFFu), kRzFinite), 0x00);
   // Below 2^-127, and zero: clamp to 0x00.
@@ -270,7 +271,8 @@ TEST(FloatFormatEncode, E8M0EdgesOfTheRange) {
   EXPECT_EQ(encode(kE8M0, -kInf, kRzNone), 0xFF);
 }
 
-// ---- Specials, per dialect (SEMANTICS.md section 3) -----------------------------------------
+// ---- Specials, per dialect (docs/semantics.md section 3)
+// -----------------------------------------
 
 TEST(FloatFormatEncode, CudaSpecials) {
   EXPECT_EQ(encode(kE4M3, kPosNan), 0x7F);

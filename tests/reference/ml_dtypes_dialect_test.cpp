@@ -1,5 +1,5 @@
 // The ml_dtypes dialect (dialect_rules.h) against ml_dtypes 0.6 itself over ALL 2^32 fp32 bit
-// patterns, per format: float8_e4m3fn, float4_e2m1fn, float8_e8m0fnu (SEMANTICS.md section 3).
+// patterns, per format: float8_e4m3fn, float4_e2m1fn, float8_e8m0fnu (docs/semantics.md section 3).
 // The oracle is ml_dtypes_dialect.py, run as two python3 processes (one per core) that stream
 // the codes of their chunks through a pipe; each chunk is compared byte for byte with
 // mxv::encode_fp32_pattern_range. Skips with the reason when python3, numpy or ml_dtypes is

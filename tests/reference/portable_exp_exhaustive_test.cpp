@@ -1,5 +1,5 @@
 // The all-inputs accuracy sweep of the portable fp32 exp (reference/src/portable_exp.cpp;
-// SEMANTICS.md section 6), label exhaustive: every fp32 bit pattern against the correctly
+// docs/semantics.md section 7.1), label exhaustive: every fp32 bit pattern against the correctly
 // rounded exp, pinning the maximum error recorded in portable_exp.h and BENCHMARKS.md
 // ("swiglu, portable exp"). The fast strided sample is in portable_exp_test.cpp.
 #include "mxv/reference/portable_exp.h"

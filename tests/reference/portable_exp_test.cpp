@@ -1,4 +1,4 @@
-// Tests of the portable fp32 exp (reference/src/portable_exp.cpp; SEMANTICS.md section 6):
+// Tests of the portable fp32 exp (reference/src/portable_exp.cpp; docs/semantics.md section 7.1):
 // hand-derived known answers for the special ranges, a strided accuracy sample (fast, label
 // cpu) and planted bugs that the measurement must catch. The all-inputs sweep that pins the
 // measured maximum error is portable_exp_exhaustive_test.cpp (label exhaustive).

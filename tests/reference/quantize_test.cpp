@@ -1,6 +1,6 @@
-// Activation quantization [M, K] (SEMANTICS.md sections 4-5): packing and partial blocks by hand,
-// layouts, wide input types, bad shapes, and the properties sign symmetry and power-of-two scale
-// invariance for every recipe that allows them.
+// Activation quantization [M, K] (docs/semantics.md sections 4-5): packing and partial blocks by
+// hand, layouts, wide input types, bad shapes, and the properties sign symmetry and power-of-two
+// scale invariance for every recipe that allows them.
 #include "mxv/reference/quantize.h"
 
 #include <gtest/gtest.h>

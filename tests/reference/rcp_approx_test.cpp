@@ -1,8 +1,8 @@
-// rcp.approx.ftz.f32 model (SEMANTICS.md section 4): the table format round-trips, a corrupted
-// file is a clear error, the emulation applies exactly the table's delta, the ftz rules, and the
-// trtllm recipe reports a missing table. The committed capture
+// rcp.approx.ftz.f32 model (docs/semantics.md section 4.6): the table format round-trips, a
+// corrupted file is a clear error, the emulation applies exactly the table's delta, the ftz rules,
+// and the trtllm recipe reports a missing table. The committed capture
 // golden/captures/rcp_approx_ftz_f32_sm90.bin (H200, 2026-11-29, `mxv_capture_rcp_approx`) is the
-// default table: it loads, its delta counts equal what the capture printed, and SEMANTICS.md's
+// default table: it loads, its delta counts equal what the capture printed, and docs/semantics.md's
 // "13.2% of normal inputs, always +-1 ulp, exponent-invariant" holds for it.
 #include "mxv/reference/rcp_approx.h"
 
@@ -205,8 +205,8 @@ TEST(RcpApproxCommitted, IsTheDefaultTable) {
   EXPECT_EQ(&require_rcp_approx_table(nullptr, "test"), d);
 }
 
-// The delta counts equal the capture's printed figures, and their fraction is SEMANTICS.md
-// section 4's 13.2%: each normal input x = 1.s * 2^e uses the entry of s, every s occurring
+// The delta counts equal the capture's printed figures, and their fraction is docs/semantics.md
+// section 4.6's 13.2%: each normal input x = 1.s * 2^e uses the entry of s, every s occurring
 // once per exponent, so the fraction of normal inputs equals the fraction of entries.
 TEST(RcpApproxCommitted, DeltaCountsEqualTheCapture) {
   const RcpApproxTable& t = committed_table();
@@ -253,9 +253,9 @@ TEST(RcpApproxCommitted, EveryEntryIsCorrectlyRoundedPlusAtMostOneUlp) {
   }
 }
 
-// Exponent invariance (SEMANTICS.md section 4): x * 2^k has reciprocal rcp(x) * 2^-k while both
-// stay normal, i.e. the bit patterns differ by exactly k in the exponent field. Exponents of x in
-// [-125, 125] keep 1/x in [2^-126, 2^125]: normal. rapidcheck prints its seed on failure.
+// Exponent invariance (docs/semantics.md section 4.6): x * 2^k has reciprocal rcp(x) * 2^-k while
+// both stay normal, i.e. the bit patterns differ by exactly k in the exponent field. Exponents of x
+// in [-125, 125] keep 1/x in [2^-126, 2^125]: normal. rapidcheck prints its seed on failure.
 RC_GTEST_PROP(RcpApproxCommittedProperty, ScalingByPowerOfTwoScalesTheResult, ()) {
   const RcpApproxTable& t = committed_table();
   const auto s = *rc::gen::inRange<std::uint32_t>(0, RcpApproxTable::kEntries);

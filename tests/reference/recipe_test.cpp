@@ -1,5 +1,5 @@
-// Recipes: every preset by name, the fields that make presets differ (SEMANTICS.md sections 3-4),
-// coherence checks, and the error for an unknown name.
+// Recipes: every preset by name, the fields that make presets differ (docs/semantics.md sections
+// 3-4), coherence checks, and the error for an unknown name.
 #include "mxv/reference/recipe.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Scale layouts (SEMANTICS.md section 5): the swizzle's known answers, its bijection on the
+// Scale layouts (docs/semantics.md section 5): the swizzle's known answers, its bijection on the
 // unpadded region with zero padding (rapidcheck), and grouped rows' padded starts.
 #include "mxv/reference/scale_layout.h"
 

@@ -1,7 +1,8 @@
-// Tests of SwiGLU fused with NVFP4 quantization (reference/src/swiglu_quantize.cpp; SEMANTICS.md
-// section 6): hand-derived known answers (codes, scale bytes, swizzled offsets of grouped rows,
-// the global scale from a first pass or a given amax, the fp32/bf16 intermediate difference, the
-// interleaved(8) block assembly), and the property fused(bf16 intermediate) == unfused pair.
+// Tests of SwiGLU fused with NVFP4 quantization (reference/src/swiglu_quantize.cpp;
+// docs/semantics.md section 6): hand-derived known answers (codes, scale bytes, swizzled offsets of
+// grouped rows, the global scale from a first pass or a given amax, the fp32/bf16 intermediate
+// difference, the interleaved(8) block assembly), and the property fused(bf16 intermediate) ==
+// unfused pair.
 #include "mxv/reference/swiglu_quantize.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Tests of the SwiGLU layouts and activations (reference/src/swiglu.cpp; SEMANTICS.md
+// Tests of the SwiGLU layouts and activations (reference/src/swiglu.cpp; docs/semantics.md
 // section 6): hand-derived known answers, the documented fp32 operation order re-derived with
 // an independent exp, layouts de-interleaved on hand-written rows, and the property that
 // interleaved(g) equals halves after a column permutation written independently here.

@@ -1,5 +1,5 @@
-// The nvfp4_trtllm preset with the committed rcp.approx table (SEMANTICS.md section 4, the NVFP4
-// operation-order table; recipe.cpp cites TensorRT-LLM's cvt_warp_fp16_to_fp4):
+// The nvfp4_trtllm preset with the committed rcp.approx table (docs/semantics.md section 4.3, the
+// NVFP4 operation-order table; recipe.cpp cites TensorRT-LLM's cvt_warp_fp16_to_fp4):
 //   nvfp4_te:     sf = E4M3(amax * (S_enc * fl(1/6)))      factor = 1 / (fp32(sf) * S_dec)
 //   nvfp4_trtllm: sf = E4M3(S_enc * (amax * rcp(6)))       factor = rcp(fp32(sf) * rcp(S_enc))
 // with rcp = rcp.approx.ftz.f32 (the committed H200 capture, golden/captures/, 2026-11-29).

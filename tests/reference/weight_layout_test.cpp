@@ -1,4 +1,4 @@
-// Weight layouts (SEMANTICS.md section 5, "Packing axis"): K-packed [E, N, K/2] and N-packed
+// Weight layouts (docs/semantics.md section 5.1, "Packing axis"): K-packed [E, N, K/2] and N-packed
 // [E, K, N/2] dequantize to the same [E, N, K], checked against an independent index model
 // written here (logical codes placed by their own formula), not only against each other.
 #include "mxv/reference/weight_layout.h"

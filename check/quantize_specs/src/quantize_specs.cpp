@@ -1,5 +1,5 @@
 // Specs and contexts of quantize_activations' outputs for the check library (quantize_specs.h).
-// Layout facts from quantize.h / SEMANTICS.md section 5: elements are compact rows (grouping does
+// Layout facts from quantize.h / docs/semantics.md section 5: elements are compact rows (grouping does
 // not pad them); scales are linear compact rows or, swizzled, one 128x4-tiled region per expert.
 #include "mxv/check/quantize_specs.h"
 

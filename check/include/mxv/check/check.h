@@ -1,6 +1,6 @@
 // The check library: byte-exact comparison of a model's output with a candidate's, where every
-// difference is explained (DESIGN.md "A mismatch is explained"; SEMANTICS.md sections 1-5 for the
-// formats, packing and layouts it understands).
+// difference is explained (docs/design.md section 3.6, "A mismatch is explained"; docs/semantics.md
+// sections 1-5 for the formats, packing and layouts it understands).
 //
 //   mxv::check::OutputSpec spec = mxv::check::OutputSpec::scales("sf", mxv::check::CodeKind::kUE4M3,
 //                                     rows, k_blocks, mxv::check::Layout::kSwizzled128x4);
@@ -43,7 +43,7 @@ namespace mxv::check {
 /// element 2i+1 in bits [7:4]. Wide floats are little-endian.
 enum class CodeKind : std::uint8_t { kE2M1x2, kE4M3, kUE4M3, kE8M0, kBf16, kFp16, kFp32 };
 
-/// How [batch, row, col] map to storage (SEMANTICS.md section 5).
+/// How [batch, row, col] map to storage (docs/semantics.md section 5).
 enum class Layout : std::uint8_t {
   kRowMajor,       // [batch][row (padded to row_align)][col]; packed E2M1 rows are ceil(cols/2) bytes
   kSwizzled128x4,  // cuBLAS/CUTLASS 128x4 scale tiles per batch, rows padded to 128, cols to 4
@@ -136,7 +136,7 @@ struct Options {
   std::optional<std::uint8_t> sentinel;
   // Boundary flip: the pre-rounding value lies within this many fp32 ulps of the midpoint. Each
   // fp32 rounding moves a value by at most half an ulp, so 4 covers another order of the few
-  // multiplications in an NVFP4 recipe (SEMANTICS.md section 4); a test that names another
+  // multiplications in an NVFP4 recipe (docs/semantics.md section 4); a test that names another
   // operation (rcp.approx: 1 ulp; ex2.approx) states its own bound.
   std::uint32_t boundary_ulps = 4;
   // How many mismatches the report lists in full.

@@ -1,5 +1,5 @@
 // What a stored code means, for the check library: its exact value, NaN and zero, and its rank in
-// value order (so "adjacent codes" and "k codes apart" are defined). Formats per SEMANTICS.md
+// value order (so "adjacent codes" and "k codes apart" are defined). Formats per docs/semantics.md
 // section 1 (E2M1, E4M3, UE4M3, E8M0) and IEEE 754 binary16/32 and bfloat16.
 //
 // Decoding here is deliberately a second, independent implementation (a generic sign/exponent/
@@ -16,7 +16,7 @@
 namespace mxv::check {
 
 /// Exact value of a code (double holds every value of every kind exactly); NaN for NaN codes.
-/// E8M0 0x00 is 2^-127 (SEMANTICS.md section 1), never 0.
+/// E8M0 0x00 is 2^-127 (docs/semantics.md section 1), never 0.
 double code_value(CodeKind kind, std::uint32_t code);
 bool is_nan_code(CodeKind kind, std::uint32_t code);
 /// +0 or -0 (E8M0 has no zero).

@@ -1,5 +1,5 @@
 // Where each logical element of an output lives in storage, and which storage is padding
-// (SEMANTICS.md section 5: packing, linear and swizzled 128x4 scales, grouped rows). The check
+// (docs/semantics.md section 5: packing, linear and swizzled 128x4 scales, grouped rows). The check
 // library uses it to turn a byte offset into coordinates; it is computed here, independently of
 // the block models' own layout code, so that a layout bug in either shows up as a mismatch.
 //
@@ -22,7 +22,7 @@ namespace mxv::check {
 unsigned slot_bits(CodeKind kind);
 
 /// Byte offset of scale (r, k) inside one 128x4-swizzled batch with `cols` scale columns
-/// (SEMANTICS.md section 5): (r/128)*n_k*512 + (k/4)*512 + (r%32)*16 + ((r%128)/32)*4 + k%4.
+/// (docs/semantics.md section 5): (r/128)*n_k*512 + (k/4)*512 + (r%32)*16 + ((r%128)/32)*4 + k%4.
 std::size_t swizzled_offset(std::size_t r, std::size_t k, std::size_t cols);
 
 /// The map itself is arithmetic (O(batches) memory), so outputs of any size can be explained.

@@ -1,9 +1,10 @@
-// The Backend interface (DESIGN.md "Backends"): what runs a kernel. A backend owns device memory
-// (allocated with guard bytes before and after every buffer, uploaded, downloaded, sentinel
-// filled, guard-checked) and has one launch entry per kernel variant. Host launchers (convert.h,
-// dequantize.h, quantize.h, ...) validate their arguments, compute a LaunchPlan and hand it to a
-// backend: the SAME plan drives the GPU launch (`cuda`, cuda_backend.h) and the emulator launch
-// (`emulated`, emulation/emulated_backend.h), so the emulator checks exactly what the GPU runs.
+// The Backend interface (docs/design.md section 3.5, "Backends"): what runs a kernel. A backend
+// owns device memory (allocated with guard bytes before and after every buffer, uploaded,
+// downloaded, sentinel filled, guard-checked) and has one launch entry per kernel variant. Host
+// launchers (convert.h, dequantize.h, quantize.h, ...) validate their arguments, compute a
+// LaunchPlan and hand it to a backend: the SAME plan drives the GPU launch (`cuda`, cuda_backend.h)
+// and the emulator launch (`emulated`, emulation/emulated_backend.h), so the emulator checks
+// exactly what the GPU runs.
 //
 // Adding a kernel family: forward-declare its params struct and add its launch entries in the
 // "Launch entry points" section below (virtual, default: throws "not implemented"); each backend
@@ -115,7 +116,6 @@ struct Availability {
 // Forward declarations of every kernel family's parameters (defined beside the kernel bodies).
 struct ConvertParams;          // kernels/convert.h
 struct DequantizeParams;       // kernels/dequantize_params.h
-// ---- kernels-B: forward-declare quantize / amax / swiglu params here ----
 struct AmaxParams;             // kernels/amax.h
 struct QuantizeParams;         // kernels/quantize.h
 struct SwigluParams;           // kernels/swiglu_quantize.h (unfused activation -> bf16)
@@ -182,18 +182,17 @@ class Backend {
   // ---- Launch entry points: one per kernel variant ------------------------------------------
   // Each throws "not implemented" unless the backend overrides it. `plan.kernel` names the
   // variant; implementations call note_launch(plan) before running it.
-  // convert (kernels-A): plan.kernel == "convert"
+  // convert: plan.kernel == "convert"
   virtual void launch_convert(const LaunchPlan& plan, const ConvertParams& p);
-  // dequantize (kernels-A): plan.kernel == "dequantize_scalar" | "dequantize_tiled"
+  // dequantize: plan.kernel == "dequantize_scalar" | "dequantize_tiled"
   virtual void launch_dequantize(const LaunchPlan& plan, const DequantizeParams& p);
-  // ---- kernels-B: quantize / amax / swiglu launch entries here ----
-  // amax (kernels-B): plan.kernel == "amax"
+  // amax: plan.kernel == "amax"
   virtual void launch_amax(const LaunchPlan& plan, const AmaxParams& p) { (void)p; not_implemented(plan.kernel); }
-  // quantize (kernels-B): plan.kernel == "quantize_vector" | "quantize_scalar"
+  // quantize: plan.kernel == "quantize_vector" | "quantize_scalar"
   virtual void launch_quantize(const LaunchPlan& plan, const QuantizeParams& p) { (void)p; not_implemented(plan.kernel); }
-  // swiglu (kernels-B): plan.kernel == "swiglu_bf16" (the unfused pair's first half)
+  // swiglu: plan.kernel == "swiglu_bf16" (the unfused pair's first half)
   virtual void launch_swiglu(const LaunchPlan& plan, const SwigluParams& p) { (void)p; not_implemented(plan.kernel); }
-  // swiglu_quantize (kernels-B): plan.kernel == "swiglu_quantize_fused"
+  // swiglu_quantize: plan.kernel == "swiglu_quantize_fused"
   virtual void launch_swiglu_quantize(const LaunchPlan& plan, const SwigluQuantizeParams& p) {
     (void)p;
     not_implemented(plan.kernel);

@@ -1,5 +1,5 @@
 // Host launcher of the `convert` kernel (kernels/convert.h): validates the arguments, builds the
-// LaunchPlan and hands it to a Backend (DESIGN.md "Production kernels", convert). The same plan
+// LaunchPlan and hands it to a Backend (docs/design.md section 5.1, "convert"). The same plan
 // runs on the GPU and on the emulator.
 #pragma once
 

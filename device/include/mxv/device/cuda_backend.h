@@ -1,8 +1,8 @@
-// The `cuda` backend (DESIGN.md "Backends"): device memory through cudaMalloc/cudaMemcpy (with the
-// guard bytes of backend.h) and one __global__ wrapper per kernel variant, passing a CudaCtx to the
-// same kernel bodies the emulator runs. Declared in plain C++ (no CUDA types) so host code and
-// tests include it freely; defined in device/src/cuda_*.cu, or by cuda_backend_unavailable.cpp
-// when mxv is built without CUDA.
+// The `cuda` backend (docs/design.md section 3.5, "Backends"): device memory through
+// cudaMalloc/cudaMemcpy (with the guard bytes of backend.h) and one __global__ wrapper per kernel
+// variant, passing a CudaCtx to the same kernel bodies the emulator runs. Declared in plain C++ (no
+// CUDA types) so host code and tests include it freely; defined in device/src/cuda_*.cu, or by
+// cuda_backend_unavailable.cpp when mxv is built without CUDA.
 #pragma once
 
 #include <memory>
@@ -27,10 +27,10 @@ class CudaBackend final : public Backend {
   BackendKind kind() const override { return BackendKind::kCuda; }
   void synchronize() override;
 
-  // ---- kernels-A launch entries (device/src/cuda_convert.cu, cuda_dequantize.cu) ----
+  // ---- Launch entries, one .cu file per kernel family ----
+  // cuda_convert.cu, cuda_dequantize.cu
   void launch_convert(const LaunchPlan& plan, const ConvertParams& p) override;
   void launch_dequantize(const LaunchPlan& plan, const DequantizeParams& p) override;
-  // ---- kernels-B launch entries (their own .cu files) ----
   // cuda_quantize.cu
   void launch_amax(const LaunchPlan& plan, const AmaxParams& p) override;
   void launch_quantize(const LaunchPlan& plan, const QuantizeParams& p) override;

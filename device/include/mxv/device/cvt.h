@@ -1,4 +1,4 @@
-// Device conversion primitives, host-device (SEMANTICS.md sections 1-2; PTX ISA 9.0, "cvt").
+// Device conversion primitives, host-device (docs/semantics.md sections 1-2; PTX ISA 9.0, "cvt").
 //
 // The ONLY place where device code forks on the target: PTX `cvt` where the target has it
 //   - E4M3:  cvt.rn.satfinite.e4m3x2.f32     from sm_89
@@ -13,7 +13,7 @@
 // fp32 bit pattern. So kernel-vs-reference is a real differential test.
 //
 // In `cvt ... d, a, b` the operand `a` lands in the HIGH byte/nibble of d.
-// Every conversion here is the `cuda` dialect: satfinite, NaN rules of SEMANTICS.md section 2.
+// Every conversion here is the `cuda` dialect: satfinite, NaN rules of docs/semantics.md section 2.
 #pragma once
 
 #include <cstdint>

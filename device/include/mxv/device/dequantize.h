@@ -1,4 +1,4 @@
-// Host launcher of the weight-dequantize kernels (DESIGN.md "Production kernels", dequantize):
+// Host launcher of the weight-dequantize kernels (docs/design.md section 5.2, "dequantize"):
 // validates the arguments, applies the gate that picks the tiled kernel (kernels/dequantize_tiled.h)
 // or falls back to the scalar one (kernels/dequantize_scalar.h), builds the LaunchPlan and hands it
 // to a Backend. Supported recipes: every preset with E2M1 elements (nvfp4_*, mxfp4_*, ort_qmoe);

@@ -1,5 +1,5 @@
-// The contract between a kernel body and whatever executes it (DESIGN.md "One kernel source, two
-// executions"). A kernel body is
+// The contract between a kernel body and whatever executes it (docs/design.md section 3.4, "One
+// kernel source, two executions"). A kernel body is
 //
 //   template <class Ctx> MXV_HD void some_kernel_body(Ctx& ctx, const SomeParams& p);
 //

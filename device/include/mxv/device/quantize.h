@@ -1,7 +1,7 @@
 // Host launcher of the quantize kernels (kernels/quantize.h) and of the tensor-amax reduction
 // (kernels/amax.h): activations [M, K] fp32/bf16 -> packed E2M1 + block scales (linear or
 // swizzled 128x4, zeroed padding) + the NVFP4 tensor amax and global decode scale; grouped (MoE)
-// rows. DESIGN.md "Production kernels" (quantize); SEMANTICS.md sections 4-5; the output layout
+// rows. docs/design.md section 5.3, "quantize"; docs/semantics.md sections 4-5; the output layout
 // is the reference's (reference/quantize.h), so the two compare byte for byte.
 //
 // Supported recipes: exactly the presets in quantize_supported_presets() (nvfp4_te,
@@ -67,7 +67,7 @@ struct QuantizePlan {
 QuantizePlan plan_quantize(const QuantizeProblem& problem);
 
 // ---- shared with the swiglu_quantize launcher (swiglu_quantize.cpp) ----------------------------
-// Both kernels write the same scale buffer (SEMANTICS.md section 5) through the same slot walk
+// Both kernels write the same scale buffer (docs/semantics.md section 5) through the same slot walk
 // (kernels/fp4_block.h), so its geometry, the grouped-row checks and the grid sizing are one code.
 
 /// Throws std::invalid_argument ("<who>: group_counts[g] must be >= 0, got c" / "... sum to s but

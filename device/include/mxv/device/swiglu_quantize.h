@@ -1,7 +1,7 @@
 // Host launchers of the SwiGLU kernels (kernels/swiglu_quantize.h): the fused activation +
 // quantization epilogue, and the unfused pair (activation -> bf16, then the quantize kernel) that
-// the fused kernel with a bf16 intermediate must equal bit for bit. SEMANTICS.md section 6;
-// DESIGN.md "Production kernels" (swiglu_quantize).
+// the fused kernel with a bf16 intermediate must equal bit for bit. docs/semantics.md section 6;
+// docs/design.md section 5.4, "swiglu_quantize".
 //
 //   SwigluQuantizeProblem prob{.recipe = r, .rows = m, .inter = i, .layout = GateUpLayout::interleaved(8),
 //                              .tensor_amax = amax};

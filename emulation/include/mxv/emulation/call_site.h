@@ -1,9 +1,9 @@
-// Where in the kernel source an access or collective was issued (issue 4: every finding and every
+// Where in the kernel source an access or collective was issued (every finding and every
 // coalescing figure names its call site). Emulator context members take a trailing CallSite
 // parameter defaulted from __builtin_FILE()/__builtin_LINE(): kernel bodies call them without it,
 // so the same call compiles against CudaCtx, and the default argument is evaluated at the caller's
 // line. std::source_location is avoided on purpose: clang 14 with libstdc++ 12 lacks it
-// (DESIGN.md "Emulator facts").
+// (docs/design.md section 4.4, "Call sites and findings").
 #pragma once
 
 #include <string>

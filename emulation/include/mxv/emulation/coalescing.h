@@ -1,5 +1,5 @@
 // Coalescing figures in Nsight Compute's vocabulary, computed from the emulator's record of every
-// global access (issue 4 "Coalescing figures"; DESIGN.md "Emulator facts"). Accesses are grouped
+// global access (docs/design.md section 4.3, "Coalescing figures"). Accesses are grouped
 // into one warp request by (block, warp, barrier epoch, call site, per-lane occurrence count). For
 // each request: sectors = distinct 32-byte segments touched, lines = distinct 128-byte lines,
 // bytes requested = sum of the active lanes' access sizes. Efficiency = bytes requested / (32 *

@@ -1,11 +1,11 @@
 // The emulator's kernel context: what a kernel body's `ctx` is when the body runs on the CPU
-// (device/include/mxv/device/kernel_ctx.h defines the contract; DESIGN.md "One kernel source,
-// two executions"). One EmuCtx per emulated CUDA thread; each thread runs as a fiber, and every
-// member that CUDA would make a rendezvous (__syncthreads, __syncwarp, shuffles, votes) yields to
-// the scheduler until the whole warp or block has arrived. Every memory member checks bounds,
-// alignment and the written-shadow, and records the access for the coalescing figures. The
-// trailing CallSite parameters are defaulted, so kernel bodies call these members exactly as they
-// call CudaCtx's.
+// (device/include/mxv/device/kernel_ctx.h defines the contract; docs/design.md section 3.4, "One
+// kernel source, two executions"). One EmuCtx per emulated CUDA thread; each thread runs as a
+// fiber, and every member that CUDA would make a rendezvous (__syncthreads, __syncwarp, shuffles,
+// votes) yields to the scheduler until the whole warp or block has arrived. Every memory member
+// checks bounds, alignment and the written-shadow, and records the access for the coalescing
+// figures. The trailing CallSite parameters are defaulted, so kernel bodies call these members
+// exactly as they call CudaCtx's.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
-// The `emulated` backend (DESIGN.md "Backends"): runs the device/ kernel bodies through the SIMT
-// emulator (emulator.h) with exactly the LaunchPlan the host launcher chose, and surfaces what the
-// emulator found (out-of-bounds, uninitialised reads, races, collective misuse) as findings that
-// tests turn into failures. Also exposes the emulator's coalescing reports.
+// The `emulated` backend (docs/design.md section 3.5, "Backends"): runs the device/ kernel bodies
+// through the SIMT emulator (emulator.h) with exactly the LaunchPlan the host launcher chose, and
+// surfaces what the emulator found (out-of-bounds, uninitialised reads, races, collective misuse)
+// as findings that tests turn into failures. Also exposes the emulator's coalescing reports.
 //
 // Also here: backend selection ("cuda" | "emulated" | "auto" = every available backend), since this
 // is the lowest library that knows both backends.
@@ -37,7 +37,7 @@ class EmulatedBackend final : public device::Backend {
   void reset_coalescing() { emu_.reset_coalescing(); }
 
   /// Runs body(EmuCtx&) once per thread with the plan's geometry, recording the launch. Every
-  /// launch entry below (and kernels-B's, in their own source files) goes through this.
+  /// launch entry below goes through this, whichever source file defines it.
   template <class Body>
   void run(const device::LaunchPlan& plan, Body&& body) {
     device::validate_launch_plan(plan);
@@ -45,10 +45,10 @@ class EmulatedBackend final : public device::Backend {
     emu_.launch(plan.kernel, plan.grid, plan.block, plan.dynamic_smem_bytes, std::forward<Body>(body), options_);
   }
 
-  // ---- kernels-A launch entries (emulated_backend.cpp) ----
+  // ---- Launch entries, through run() ----
+  // emulated_backend.cpp
   void launch_convert(const device::LaunchPlan& plan, const device::ConvertParams& p) override;
   void launch_dequantize(const device::LaunchPlan& plan, const device::DequantizeParams& p) override;
-  // ---- kernels-B launch entries (their own source files, through run()) ----
   // emulated_quantize.cpp
   void launch_amax(const device::LaunchPlan& plan, const device::AmaxParams& p) override;
   void launch_quantize(const device::LaunchPlan& plan, const device::QuantizeParams& p) override;

@@ -1,5 +1,5 @@
 // mxv::emu::Emulator: one emulated CUDA device, i.e. its global memory, its kernel launches and
-// what they found (issue 4; DESIGN.md "The emulator is a verification instrument").
+// what they found (docs/design.md section 4, "The emulator").
 //
 //   Emulator emu;
 //   auto in = emu.alloc<float>(n, "in");    emu.upload(in, host_in);

@@ -1,9 +1,9 @@
-// A minimal fiber: a stack of its own and a hand-written x86-64 context switch (DESIGN.md
-// "Emulator facts": glibc swapcontext costs ~250 ns per switch because it makes a sigprocmask
-// system call; _setjmp/_longjmp aborts under _FORTIFY_SOURCE; so a small assembly switch that
-// saves the callee-saved registers, MXCSR and the x87 control word, ~10 ns). Stacks come from
-// mmap with a PROT_NONE guard page below them, so an overflow is a clean SIGSEGV rather than
-// silent corruption. Under AddressSanitizer every switch is annotated with
+// A minimal fiber: a stack of its own and a hand-written x86-64 context switch (docs/design.md
+// section 4.1, "Execution": glibc swapcontext costs ~250 ns per switch because it makes a
+// sigprocmask system call; _setjmp/_longjmp aborts under _FORTIFY_SOURCE; so a small assembly
+// switch that saves the callee-saved registers, MXCSR and the x87 control word, ~10 ns). Stacks
+// come from mmap with a PROT_NONE guard page below them, so an overflow is a clean SIGSEGV rather
+// than silent corruption. Under AddressSanitizer every switch is annotated with
 // __sanitizer_start_switch_fiber / __sanitizer_finish_switch_fiber. On other architectures the
 // switch falls back to ucontext (slower, same behaviour). Not thread-safe: one scheduler thread
 // drives its fibers.

@@ -1,5 +1,5 @@
-// What the emulator reports instead of crashing or hanging (DESIGN.md "The emulator is a
-// verification instrument"; issue 4 "Memory checking"). A launch never throws out of a fiber:
+// What the emulator reports instead of crashing or hanging (docs/design.md sections 4.2, "Memory
+// checking", and 4.4, "Call sites and findings"). A launch never throws out of a fiber:
 // every error becomes a Finding naming the kernel, block, thread, call site, buffer and address.
 #pragma once
 

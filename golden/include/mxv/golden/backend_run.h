@@ -1,4 +1,4 @@
-// Running kernels on a backend for checking (DESIGN.md "Backends"): which backends a --backend
+// Running kernels on a backend for checking (docs/design.md section 3.5, "Backends"): which backends a --backend
 // option selects, the guarded download that lets the check library see out-of-bounds writes, and
 // one golden case run through the production kernels' host launchers.
 #pragma once

@@ -1,5 +1,5 @@
 // The inputs of the committed golden cases (golden_catalogue.h): chosen where conversion and
-// quantization bugs live (SEMANTICS.md-derived rules in docs/semantics.md, sections on formats,
+// quantization bugs live (docs/semantics.md-derived rules in docs/semantics.md, sections on formats,
 // dialects and block scaling), and deterministic: the same seed gives the same bytes on every
 // platform (std::mt19937_64 and integer arithmetic only; no std:: distributions, whose outputs are
 // implementation-defined).

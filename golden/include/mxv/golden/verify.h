@@ -1,9 +1,9 @@
-// `mxv verify`: the curated case catalogue's verification matrix and its runner (DESIGN.md
-// "Golden files (golden/)" -- the curated case catalogue -- and "Tests and CI": ci/verify runs
+// `mxv verify`: the curated case catalogue's verification matrix and its runner (docs/design.md
+// section 6.4, "mxv verify"; docs/verification.md section 7, "CI scripts": ci/verify runs
 // `mxv verify` on every available backend and prints the verification table).
 //
 // A case is one kernel call: kernel x a preset the kernel supports x an input (or output) dtype x a
-// shape from issue 5's edge list (rows of 1, odd N, K of 16/48/80/400, both sides of every gate,
+// shape from the edge list of docs/verification.md section 5 (rows of 1, odd N, K of 16/48/80/400, both sides of every gate,
 // grouped rows 1/127/128/129 per expert, a tiled shape). The runner draws bug-hunting inputs from a
 // seeded generator, runs the kernel on a backend with sentinel-filled, guarded outputs, computes the
 // reference model's bytes, and compares them byte for byte through the check library (guard bytes

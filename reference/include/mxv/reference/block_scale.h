@@ -1,5 +1,5 @@
 // Block scale rules: how one block's scale code and element multiplier are chosen, and how an
-// element is scaled before conversion. SEMANTICS.md section 4: the MX rules (ocp floor, nvidia
+// element is scaled before conversion. docs/semantics.md section 4: the MX rules (ocp floor, nvidia
 // round-up) and the NVFP4 operation orders (te, trtllm, cutlass_ref, modelopt, torchao), each a
 // fixed sequence of fp32 operations. The host compiler must not contract a*b+c into an fma
 // (C++20 without GNU extensions implies -ffp-contract=off on g++; x86-64 without -mfma has none).
@@ -50,7 +50,7 @@ struct BlockScale {
 ///            factor = 2^(code-127) (a divisor; NaN for 0xFF).
 ///  nvidia:   scale_input = fp32(amax * fl(1/elem_max)); code = E8M0_RP_satfinite(scale_input);
 ///            factor = 2^(code-127) divisor.
-///  NVFP4:    the order's expressions (SEMANTICS.md section 4 table); scale_input is the fp32
+///  NVFP4:    the order's expressions (docs/semantics.md section 4.3); scale_input is the fp32
 ///            value handed to E4M3_RN_satfinite after the zero-block policy.
 /// The E8M0 divisor is the exact power of two: the decode quirks (ort_qmoe, flush_e8m0_zero)
 /// model consumers and apply in decode_scale(), not here.

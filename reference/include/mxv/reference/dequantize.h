@@ -1,5 +1,5 @@
 // Activation dequantization: packed elements + block scales (any layout) + tensor scale -> fp32
-// [M, K]. SEMANTICS.md section 4 (end): one multiplication order for every recipe, in fp32:
+// [M, K]. docs/semantics.md section 4.5: one multiplication order for every recipe, in fp32:
 //   MX:    x' = fp32(elem) * fp32(scale)
 //   NVFP4: x' = (fp32(elem) * fp32(sf)) * s_dec
 // fp32(elem) * fp32(sf) is exact (E2M1 has 2 significant bits, UE4M3 4), so x' is rounded once;

@@ -1,7 +1,7 @@
 // Dialects: which modes each format supports, and what NaN, overflow, zero and negative inputs
-// become, in each implementation mxv models (SEMANTICS.md sections 2-3). Everything the generic
-// encode routine (small_float.h) needs is derived here, as one constant EncodeRules value per
-// (format, mode); the routine itself has no per-format or per-dialect code.
+// become, in each implementation mxv models (docs/semantics.md sections 2-3). Everything the
+// generic encode routine (small_float.h) needs is derived here, as one constant EncodeRules value
+// per (format, mode); the routine itself has no per-format or per-dialect code.
 //
 // cuda (default): CUDA 13.0 cuda_fp8.hpp / cuda_fp4.hpp host code and PTX cvt (identical)
 //   E4M3, UE4M3  nearest-even; satfinite (overflow and Inf -> +-max) or none (-> NaN 0x7F|s).

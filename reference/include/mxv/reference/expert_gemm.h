@@ -1,7 +1,7 @@
 // A dequantize-then-GEMM reference for one MoE expert layer, in double (Eigen), and the error
 // norms used to compare a kernel's GEMM output against it. A GEMM's accumulation order is not
-// reproducible (DESIGN.md "Bit-exact means bit-exact"), so this is the one place a tolerance is
-// allowed; the norms make it explicit and the caller states the bound it applies.
+// reproducible (docs/design.md section 3.1, "Bit-exact means bit-exact"), so this is the one place
+// a tolerance is allowed; the norms make it explicit and the caller states the bound it applies.
 #pragma once
 
 #include <Eigen/Dense>

@@ -1,8 +1,8 @@
 // One generic description of a small floating-point format, and the conversion API every other
 // part of mxv uses. Formats: OCP Microscaling Formats v1.0 (E2M1 section 5.3.3, E8M0 section
 // 5.4.1), OCP 8-bit Floating Point v1.0 (E4M3), NVFP4 block scales (UE4M3). The rules each
-// conversion follows are in SEMANTICS.md sections 1-3; the implementation is clean-room (no CUDA
-// headers): it is proven against the CUDA 13.0 header host code over all 2^32 fp32 inputs.
+// conversion follows are in docs/semantics.md sections 1-3; the implementation is clean-room (no
+// CUDA headers): it is proven against the CUDA 13.0 header host code over all 2^32 fp32 inputs.
 #pragma once
 
 #include <cstddef>
@@ -45,7 +45,7 @@ inline constexpr FloatFormat kE8M0{"e8m0", 8, 0, 127, false, NanEncoding::kAllOn
 enum class Rounding : std::uint8_t { kNearestEven, kTowardZero, kUp };
 enum class Saturation : std::uint8_t { kFinite, kNone };
 
-/// Whose behaviour a conversion reproduces (SEMANTICS.md section 3).
+/// Whose behaviour a conversion reproduces (docs/semantics.md section 3).
 enum class Dialect : std::uint8_t {
   kCuda,      // CUDA 13.0 headers and PTX cvt (the default)
   kMlDtypes,  // ml_dtypes 0.6 astype

@@ -1,5 +1,5 @@
-// An fp32 exp that a CPU and a CUDA kernel compute bit for bit identically (SEMANTICS.md
-// section 6: "exp is where bit-exactness dies"). CUDA `expf` / `__expf` go through the hardware
+// An fp32 exp that a CPU and a CUDA kernel compute bit for bit identically (docs/semantics.md
+// section 7: "exp is where bit-exactness dies"). CUDA `expf` / `__expf` go through the hardware
 // `ex2.approx`, whose results are not documented; glibc `expf` differs between versions. This exp
 // uses only IEEE-754 binary32 fma, add and multiply (each correctly rounded to nearest-even, so
 // identical on any conforming hardware), integer arithmetic on bit patterns, and comparisons, in

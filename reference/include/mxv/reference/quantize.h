@@ -1,5 +1,5 @@
 // Activation quantization [M, K] -> packed elements + block scales + per-tensor scale, for every
-// recipe (MXFP4, NVFP4, MXFP8): SEMANTICS.md sections 4 (block scaling) and 5 (layouts).
+// recipe (MXFP4, NVFP4, MXFP8): docs/semantics.md sections 4 (block scaling) and 5 (layouts).
 //
 // Output layout (all row-major, little-endian):
 //   elements  E2M1: [M, ceil(K/2)] bytes, element 2i in bits [3:0], 2i+1 in [7:4]; with K odd the

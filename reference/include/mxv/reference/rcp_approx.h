@@ -1,11 +1,11 @@
 // The GPU's `rcp.approx.ftz.f32` (the reciprocal behind TensorRT-LLM's reciprocal_approximate_ftz),
-// modelled from a table captured on the GPU. SEMANTICS.md section 4: on an H200 it differs from
-// the correctly rounded reciprocal on 13.2% of normal inputs, always by +-1 ulp, and the
-// difference depends only on the input's 23-bit significand. So a 2^23-entry table of 2-bit
-// deltas (2 MiB) reproduces it exactly on a CPU; this file holds that table's format, loader
-// and the emulation. The table is captured on a GPU by golden/capture/rcp_approx_capture.cu
-// (`mxv_capture_rcp_approx OUT.bin`), which also proves the emulation equal to the hardware on
-// all 2^32 inputs.
+// modelled from a table captured on the GPU. docs/semantics.md section 4.6: on an H200 it differs
+// from the correctly rounded reciprocal on 13.2% of normal inputs, always by +-1 ulp, and the
+// difference depends only on the input's 23-bit significand. So a 2^23-entry table of 2-bit deltas
+// (2 MiB) reproduces it exactly on a CPU; this file holds that table's format, loader and the
+// emulation. The table is captured on a GPU by golden/capture/rcp_approx_capture.cu
+// (`mxv_capture_rcp_approx OUT.bin`), which also proves the emulation equal to the hardware on all
+// 2^32 inputs.
 //
 // The default table (used when no table is passed explicitly):
 //   1. MXV_RCP_APPROX_TABLE=FILE: that file (a missing or bad file is an error, never skipped);

@@ -1,7 +1,7 @@
-// A Recipe names every choice a block-scaled quantizer makes (DESIGN.md "Recipes are explicit";
-// SEMANTICS.md sections 3-6): element and scale format, block size, the scale rule, the NVFP4
-// operation order, the reciprocal, the policies for zeros / NaN / partial blocks, the E8M0
-// decode quirks, and the SwiGLU fields (activation, exp, intermediate precision).
+// A Recipe names every choice a block-scaled quantizer makes (docs/design.md section 3.2, "Recipes
+// are explicit"; docs/semantics.md sections 3-7): element and scale format, block size, the scale
+// rule, the NVFP4 operation order, the reciprocal, the policies for zeros / NaN / partial blocks,
+// the E8M0 decode quirks, and the SwiGLU fields (activation, exp, intermediate precision).
 //
 // A Recipe is a plain value (enums, numbers, one string_view naming the preset) so that device/
 // may copy it into kernel arguments; all computation lives in the reference sources, never here.
@@ -22,21 +22,21 @@ enum class ElementFormat : std::uint8_t { kFp4E2M1, kFp8E4M3 };
 /// The block-scale format: E8M0 (MX) or UE4M3 (NVFP4).
 enum class ScaleFormat : std::uint8_t { kPow2E8M0, kFp8UE4M3 };
 
-/// How an MX block's E8M0 scale is chosen (SEMANTICS.md section 4, "MX").
+/// How an MX block's E8M0 scale is chosen (docs/semantics.md section 4.1).
 enum class ScaleRule : std::uint8_t {
   kOcpFloor,        // X = floor(log2 amax) - emax_elem (OCP MX v1.0 section 6.3); may saturate elements
   kNvidiaRoundUp,   // code = E8M0_RP_satfinite(fp32(amax * fl(1/elem_max))); never saturates elements
   kNvfp4,           // not an MX rule: the UE4M3 scale follows the NVFP4 operation order
 };
 
-/// The per-tensor (global) scale of NVFP4 (SEMANTICS.md section 4, "NVFP4").
+/// The per-tensor (global) scale of NVFP4 (docs/semantics.md section 4.2).
 enum class GlobalScale : std::uint8_t {
   kNone,            // MX formats: no per-tensor scale (S_enc = S_dec = 1)
   kTensorAmax,      // S_enc = 2688 / amax_tensor (2688 = 448 * 6), S_dec = 1 / S_enc
 };
 
 /// The NVFP4 operation order: which library's arithmetic sequence is reproduced, bit for bit.
-/// The table in SEMANTICS.md section 4 lists each order's block-scale and element-multiplier
+/// The table in docs/semantics.md section 4.3 lists each order's block-scale and element-multiplier
 /// expressions; block_scale.cpp implements them one by one.
 enum class Nvfp4Order : std::uint8_t { kTe, kTrtllm, kCutlassRef, kModelopt, kTorchao };
 
@@ -72,19 +72,19 @@ enum class TensorAmaxPolicy : std::uint8_t {
 /// row has ceil(K/block) entries.
 enum class PartialBlock : std::uint8_t { kZeroPadded };
 
-/// How E8M0 scale codes decode (SEMANTICS.md section 3, last table row but one).
+/// How E8M0 scale codes decode (docs/semantics.md section 3, the row "decode E8M0 0x00 / 0xFF").
 enum class E8m0Decode : std::uint8_t {
   kSpec,            // 0x00 -> 2^-127 (an fp32 subnormal), 0xFF -> NaN
   kOrtQmoe,         // ONNX Runtime QMoE dequant: 0x00 -> 0.0, 0xFF -> +Inf
 };
 
-/// Precision of the SwiGLU result before it is quantized (SEMANTICS.md section 6).
+/// Precision of the SwiGLU result before it is quantized (docs/semantics.md section 6.3).
 enum class Intermediate : std::uint8_t { kFp32, kBf16 };
 
 /// The activation applied before quantization (used by the SwiGLU models).
 enum class Activation : std::uint8_t { kNone, kSilu, kSwigluClamped };
 
-/// The exp inside the activation (SEMANTICS.md section 6).
+/// The exp inside the activation (docs/semantics.md section 7).
 enum class ExpKind : std::uint8_t {
   kPortable,        // fp32 fma/add/mul in a fixed order: reproducible on CPU and GPU
   kEx2Approx,       // the GPU's ex2.approx.ftz.f32, emulated from a captured table

@@ -1,4 +1,4 @@
-// Where each block scale byte lives. SEMANTICS.md section 5: linear [rows, ceil(K/block)], and
+// Where each block scale byte lives. docs/semantics.md section 5: linear [rows, ceil(K/block)], and
 // the swizzled 128x4 layout of cuBLAS block-scaled GEMMs / CUTLASS Sm1xx / TRT-LLM (512-byte
 // tiles of 128 rows x 4 scale columns, rows padded to 128, columns to 4, padding bytes zero),
 // batched (one swizzled matrix per batch) and grouped (MoE: one swizzled region per expert,
@@ -22,7 +22,7 @@ std::string_view to_string(ScaleLayout layout);
 std::int64_t scale_cols(std::int64_t k, int block_size);
 
 /// The swizzled offset of scale (b, r, k) of a batch of matrices with `rows` rows and `kb`
-/// scale columns each (SEMANTICS.md section 5, verbatim):
+/// scale columns each (docs/semantics.md section 5, verbatim):
 ///   off = b*n_r*n_k*512 + (r/128)*n_k*512 + (k/4)*512 + (r%32)*16 + ((r%128)/32)*4 + k%4
 /// with n_r = ceil(rows/128), n_k = ceil(kb/4).
 std::int64_t swizzled_offset(std::int64_t b, std::int64_t r, std::int64_t k, std::int64_t rows, std::int64_t kb);

@@ -1,6 +1,6 @@
 // The typed small-float API and the ONE generic encode routine every format and dialect goes
 // through. Formats come from the traits table in float_format.h (OCP MX v1.0 sections 5.3-5.4,
-// OCP 8-bit FP v1.0); the rules each mode follows are SEMANTICS.md sections 2 (cuda) and 3
+// OCP 8-bit FP v1.0); the rules each mode follows are docs/semantics.md sections 2 (cuda) and 3
 // (other dialects), written out per dialect in dialect_rules.h. Clean-room: no CUDA headers.
 //
 // Typed use:  encode_as<kE4M3, Rounding::kNearestEven, Saturation::kNone>(x)
@@ -101,7 +101,8 @@ constexpr std::uint8_t encode_bits(std::uint32_t bits) {
   //    2^M (E4M3: 0x08), the smallest normal code, by itself.
   std::int32_t mag = e < kNormalFrom ? sub_code : normal_code;
   if constexpr (kBase0 < 0) {
-    // A no-zero format clamps below its smallest code (SEMANTICS 2: E8M0 exponent < -127 -> 0).
+    // A no-zero format clamps below its smallest code (docs/semantics.md section 2: E8M0 exponent <
+    // -127 -> 0).
     mag = std::max(mag, 0);
   }
 
@@ -189,7 +190,7 @@ constexpr float decode_value(const FloatFormat& format, std::uint8_t code) {
   return negative ? -f : f;
 }
 
-// The values the formats are known by (SEMANTICS.md section 1), pinned from the traits alone.
+// The values the formats are known by (docs/semantics.md section 1), pinned from the traits alone.
 static_assert(decode_value(kE4M3, 0x7E) == 448.0f, "E4M3 max finite is 448 (0x7E)");
 static_assert(decode_value(kE4M3, 0x01) == 0x1p-9f, "E4M3 min subnormal is 2^-9");
 static_assert(decode_value(kE4M3, 0x08) == 0x1p-6f, "E4M3 min normal is 2^-6");

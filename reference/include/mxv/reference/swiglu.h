@@ -1,4 +1,4 @@
-// SwiGLU on one GEMM output (SEMANTICS.md section 6): where gate and up sit in a row of 2*I
+// SwiGLU on one GEMM output (docs/semantics.md section 6): where gate and up sit in a row of 2*I
 // columns (`halves`, `interleaved(g)`), and the activations `silu` and `swiglu_clamped`
 // (gpt-oss, ONNX Runtime QMoE), each written as one fixed sequence of fp32 operations so that a
 // CUDA kernel reproduces every output bit for bit.

@@ -1,5 +1,5 @@
-// SwiGLU fused with NVFP4 quantization (SEMANTICS.md section 6, last three points; DESIGN.md
-// "swiglu_quantize"): a MoE expert's first GEMM output [rows, 2I] -> activated [rows, I] ->
+// SwiGLU fused with NVFP4 quantization (docs/semantics.md sections 6.3-6.4; docs/design.md section
+// 5.4, "swiglu_quantize"): a MoE expert's first GEMM output [rows, 2I] -> activated [rows, I] ->
 // NVFP4 packed codes [rows, ceil(I/2)] + block scales (swizzled 128x4 per expert by default)
 // + the per-tensor scale(s). Two models:
 //
@@ -12,7 +12,7 @@
 //
 // Contract: fused with intermediate bf16 == unfused, bit for bit (tested as a property). With
 // intermediate fp32 they differ wherever bf16 rounding moves a value across an E2M1 or E4M3
-// rounding boundary (double rounding, SEMANTICS.md section 2).
+// rounding boundary (double rounding, docs/semantics.md section 2).
 //
 // Quantization is the block-models quantizer (quantize.h) on the activated values, so every
 // NVFP4 preset it supports is supported here, with its scale rule and operation order. The

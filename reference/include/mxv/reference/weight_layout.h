@@ -1,4 +1,4 @@
-// MoE expert weight layouts and their dequantization to [E, N, K]. SEMANTICS.md section 5
+// MoE expert weight layouts and their dequantization to [E, N, K]. docs/semantics.md section 5
 // ("Packing axis"): weights pack along K ([E, N, K/2], most GEMM libraries) or, in ONNX Runtime
 // QMoE, along N ([E, K, N/2]); scales are [E, N, ceil(K/block)] in both, one per block of K of
 // one output row n. The dequantized output is [E, N, K] (ORT's layout) in fp32, bf16 or fp16:

@@ -6,7 +6,7 @@
 //   EXPECT_TRUE(mxv::check::matches(mxv::check::compare(mxv::check::element_spec(q),
 //       q.elements, kernel_elements, mxv::check::element_context(recipe, q))));
 //
-// The specs describe the layouts from SEMANTICS.md section 5 in the check library's own terms
+// The specs describe the layouts from docs/semantics.md section 5 in the check library's own terms
 // (storage_map.h), so a layout disagreement between the model and the checker is itself caught
 // (quantize_specs_test.cpp compares their sizes and offsets).
 #pragma once

@@ -1,4 +1,4 @@
-// GoogleTest glue for the check library (DESIGN.md "A mismatch is explained": every test failure
+// GoogleTest glue for the check library (docs/design.md section 3.6, "A mismatch is explained": every test failure
 // message comes from the check report). For test programs only: it is the target
 // mxv::check_gtest, which no library links.
 //

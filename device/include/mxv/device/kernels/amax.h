@@ -1,5 +1,5 @@
 // The tensor-amax reduction kernel body: max |x| over a whole fp32 or bf16 tensor, the input of
-// the NVFP4 per-tensor scale (SEMANTICS.md section 4, "NVFP4": S_enc = 2688 / amax_tensor).
+// the NVFP4 per-tensor scale (docs/semantics.md section 4.2: S_enc = 2688 / amax_tensor).
 //
 // Each thread folds 16-byte vector loads (grid-stride) into a running max of |x| bit patterns
 // (qrules::amax_key: NaN skipped or propagated per the recipe), the warp reduces with shuffles,

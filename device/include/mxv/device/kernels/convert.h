@@ -1,6 +1,6 @@
 // The `convert` kernel body: elementwise fp32/bf16/fp16 <-> E4M3 / E2M1 (packed pairs) / E8M0
-// codes (SEMANTICS.md sections 1-2, `cuda` dialect, satfinite). Every conversion goes through the
-// device primitives of cvt.h (PTX cvt where the target has it, software elsewhere), so running
+// codes (docs/semantics.md sections 1-2, `cuda` dialect, satfinite). Every conversion goes through
+// the device primitives of cvt.h (PTX cvt where the target has it, software elsewhere), so running
 // this kernel over all 2^32 fp32 inputs compares the target's conversions with the reference.
 //
 // One thread per "unit": a unit is one element, except for E2M1 where it is one packed byte (two
@@ -29,7 +29,7 @@ enum class ConvertDirection : std::uint8_t {
 enum class WideType : std::uint8_t { kF32, kBf16, kF16 };
 
 /// The code side. E8M0 encodes round toward zero (floor log2) or up (ceil log2): there is no
-/// nearest-even E8M0 cvt (SEMANTICS.md section 2).
+/// nearest-even E8M0 cvt (docs/semantics.md section 2).
 enum class CodeFormat : std::uint8_t { kE4M3, kE2M1, kE8M0Rz, kE8M0Rp };
 
 inline constexpr unsigned kConvertBlockThreads = 256;

@@ -1,5 +1,5 @@
 // Parameters and per-element arithmetic shared by the two weight-dequantize kernels
-// (dequantize_scalar.h, dequantize_tiled.h). SEMANTICS.md section 4 (end) and section 5
+// (dequantize_scalar.h, dequantize_tiled.h). docs/semantics.md sections 4.5 and 5.1
 // ("Packing axis"): FP4 (E2M1) weights with MXFP4 (E8M0 scale per 32 k) or NVFP4 (UE4M3 scale per
 // 16 k, times a per-expert fp32 s_dec) block scales, packed along K ([E, N, K/2]) or along N
 // ([E, K, N/2], ONNX Runtime QMoE), scales [E, N, ceil(K/block)], output [E, N, K] in fp32, bf16

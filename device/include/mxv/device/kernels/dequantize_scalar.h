@@ -1,11 +1,12 @@
 // The scalar weight-dequantize kernel: one thread per output element, k fastest (the layout of
-// ONNX Runtime's original QMoE FP4 dequantize kernels, described in
-// /work/shared/seeds/coalesced-fp4-dequant-pr.txt). It takes every shape the layout allows and is
-// the fallback of the tiled kernel; it is also the baseline the benchmark compares against.
+// ONNX Runtime's scalar QMoE FP4 dequantize kernels, as described in the ONNX Runtime pull request
+// "Coalesce QMoE MXFP4/NVFP4 weight dequantization"; docs/design.md section 5.2). It takes every
+// shape the layout allows and is the fallback of the tiled kernel; it is also the baseline the
+// benchmark compares against.
 //
 // Why it is slow on N-packed weights ([E, K, N/2]): consecutive lanes have consecutive k, so they
 // read bytes N/2 apart, one 32-byte sector per lane for half a byte of payload; the emulator's
-// coalescing test pins this pattern. Its index math uses 64-bit division, as the original did.
+// coalescing test pins this pattern. Its index math uses 64-bit division, as ONNX Runtime's does.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
-// The tiled weight-dequantize kernel (design story: /work/shared/seeds/coalesced-fp4-dequant-pr.txt;
-// DESIGN.md "Production kernels", dequantize; "Performance": >= 85% of the copy bandwidth).
+// The tiled weight-dequantize kernel (docs/design.md section 5.2, "dequantize", which also cites
+// the ONNX Runtime pull request this tiling follows; section 7, "Performance": >= 85% of the copy
+// bandwidth).
 //
 // Output mapping (both geometries below): a warp covers 4 rows n; the 8 lanes x = 0..7 of a row
 // emit 16 bytes each per store instruction, so every store request is 4 full 128-byte lines:
@@ -13,20 +14,21 @@
 //    64-k tiles, i.e. 8 stores of 16 bytes. All its packed words (one 32-bit / 16-bit load per
 //    store: the 8 lanes of a row read 32 / 16 contiguous bytes) and scale bytes are loaded before
 //    the first value is computed, so 8 independent loads are in flight per thread (Little's law:
-//    the previous one-store-per-thread kernel waited a full memory latency per 16 bytes written).
+//    with one store per thread, each thread would wait a full memory latency per 16 bytes written).
 //  - "rows64" (block (8, 64); N-packed [E, K, N/2]): a block covers 64 rows x 64 k, thread (x, y)
 //    row n0 + y. 64 rows n are exactly 32 packed bytes per k, so the block stages its 64 k x 32
 //    bytes in shared memory with byte loads where 32 consecutive lanes read one 32-byte run (every
 //    packed sector the block touches is consumed whole), then each thread picks its nibbles from
 //    shared memory (rows padded to 33 bytes so the 8 k groups of a warp fall in different banks).
 //    Its global access stream is the one tests/emulation/ncu_calibration_test.cpp pins against
-//    Nsight Compute, so it is kept instruction for instruction; only the arithmetic changed.
+//    Nsight Compute, so a change to it must be re-measured there (docs/design.md section 4.3).
 //
 // Arithmetic. The kernel is specialised per (output type, scale kind) so the hot path is straight
-// code (the old kernel tested out_type / scale / packing per value). Per value it used about 25
-// instructions (branchy e2m1 decode, two NaN-checked multiplies, integer bf16 rounding), which
-// is what held it at ~30% of copy. The fast path here, taken for a whole store when its scale
-// (and s_dec) are finite, computes the same fp32 value with two plain multiplies:
+// code, with no test of out_type / scale / packing per value. The general per-value arithmetic
+// costs about 25 instructions (branchy e2m1 decode, two NaN-checked multiplies, integer bf16
+// rounding), enough to hold K-packed bf16 output at ~30% of copy on the H200 (BENCHMARKS.md,
+// "After the first tuning pass", the "before" column). The fast path here, taken for a whole store
+// when its scale (and s_dec) are finite, computes the same fp32 value with two plain multiplies:
 //   a_raw = fp32 bits (sign << 31) | (e2m1 magnitude << 22)  =  e2m1 value * 2^-126  (exact:
 //           exponent field = e2m1 exponent, mantissa bit 22 = e2m1 mantissa; e = 0 lands on the
 //           fp32 subnormal 2^-127 = 0.5 * 2^-126);
@@ -40,7 +42,7 @@
 // fp16x2_from_f32_finite: the hardware's round-to-nearest-even cvt on the GPU, the integer code on
 // the host, which agree on every non-NaN value). Any store whose scale decodes to
 // NaN / Inf (or whose s_dec is non-finite or >= 2^120) takes the general per-value path, the
-// previous kernel's arithmetic (NaN rules of dequantize_params.h), so results stay byte-exact.
+// scalar kernel's arithmetic (NaN rules of dequantize_params.h), so results stay byte-exact.
 //
 // Index math is grid arithmetic (shifts and multiplies; no integer division). The host gate
 // (dequantize.h) guarantees K % 64 == 0, N even, the grid within limits and aligned buffers; rows
@@ -223,7 +225,8 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
   }
 }
 
-/// "rows64" geometry (N-packed; also takes K-packed). The access stream is the previous kernel's.
+/// "rows64" geometry (N-packed; also takes K-packed). Its access stream is the one the ncu
+/// calibration test pins.
 template <WideType kOut, DequantScale kScale, class Ctx>
 MXV_HD void tiled_rows64(Ctx& ctx, const DequantizeParams& p) {
   constexpr bool kF32 = kOut == WideType::kF32;

@@ -2,7 +2,7 @@
 // SwiGLU kernel (kernels/swiglu_quantize.h) share: both map 2..8 adjacent lanes onto one block of
 // 16 (NVFP4) or 32 (MX) E2M1 elements, walk the scale buffer one "scale slot" (byte) at a time,
 // meet the block amax through butterfly shuffles and pack each lane's elements into one word
-// (SEMANTICS.md sections 4-5; DESIGN.md "Production kernels", quantize and swiglu_quantize).
+// (docs/semantics.md sections 4-5; docs/design.md sections 5.3 and 5.4).
 // One piece serves both so the fused kernel cannot drift from the quantize kernel it must equal
 // bit for bit (swiglu_quantize with a bf16 intermediate == swiglu_bf16 then quantize).
 //

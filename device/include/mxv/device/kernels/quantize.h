@@ -1,8 +1,8 @@
 // The quantize kernel bodies: activations [M, K] (fp32 or bf16, row-major) -> packed E2M1
 // [M, ceil(K/2)] + one scale byte per (row, block) in the linear or swizzled 128x4 layout (its
-// padding written as zero), for nvfp4_te, mxfp4_nvidia and mxfp4_ocp (SEMANTICS.md sections 4-5).
+// padding written as zero), for nvfp4_te, mxfp4_nvidia and mxfp4_ocp (docs/semantics.md sections 4-5).
 // Grouped (MoE) rows: the activations and elements are compact; each expert's scales sit in its
-// own 128-row tiles starting at a padded row (SEMANTICS.md section 5, "Grouped (MoE) rows").
+// own 128-row tiles starting at a padded row (docs/semantics.md section 5.4).
 //
 // Two variants, chosen by the host launcher (quantize.cpp) and recorded in the launch plan:
 //  - vector ("quantize_vector"): K a multiple of the block size. One thread per block: 16-byte

@@ -1,9 +1,9 @@
 // Device-side block-scaling rules of the quantize and swiglu_quantize kernels: the NVFP4 tensor
 // scale and block scale in TransformerEngine's operation order, the two MX E8M0 rules (OCP floor,
 // NVIDIA round-up), the amax kept as fp32 bit patterns, and where a scale byte lives (linear or
-// swizzled 128x4). SEMANTICS.md sections 4 (block scaling) and 5 (layouts).
+// swizzled 128x4). docs/semantics.md sections 4 (block scaling) and 5 (layouts).
 //
-// DESIGN.md "The reference is clean-room and independent": nothing here calls the reference. The
+// docs/design.md section 3.3, "The reference is clean-room": nothing here calls the reference. The
 // arithmetic is the contract's fp32 sequence, but the mechanics are this file's own: the amax is
 // a max over unsigned bit patterns (not fmaxf), OCP's floor(log2) comes from the exponent field
 // plus a count of leading zeros, the power-of-two multipliers are assembled from bits, and the
@@ -36,7 +36,7 @@ inline constexpr std::uint32_t kAbsMask = 0x7FFFFFFFu;
 inline constexpr std::uint32_t kInfBits = 0x7F800000u;
 inline constexpr std::uint32_t kCanonicalNan = 0x7FC00000u;
 inline constexpr std::uint32_t kFltMaxBits = 0x7F7FFFFFu;
-// fl(1/6): the fp32 nearest 1/6 (SEMANTICS.md section 4). Written as bits so no compiler
+// fl(1/6): the fp32 nearest 1/6 (docs/semantics.md section 4.2). Written as bits so no compiler
 // constant folding of 1.0f/6.0f is involved in what the kernel multiplies by.
 inline constexpr std::uint32_t kInvSixBits = 0x3E2AAAABu;
 // 2688 = 448 * 6: E4M3 max times E2M1 max.

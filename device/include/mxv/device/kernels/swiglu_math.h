@@ -1,7 +1,7 @@
 // Device-side SwiGLU arithmetic: the portable exp and the two activations, in the exact fp32
 // operation order the reference documents (reference/portable_exp.h steps 0-4; reference/swiglu.h
-// "The exact fp32 operation order"), so kernel and model agree bit for bit (SEMANTICS.md
-// section 6: "exp is where bit-exactness dies").
+// "The exact fp32 operation order"), so kernel and model agree bit for bit (docs/semantics.md
+// section 7: "exp is where bit-exactness dies").
 //
 // Written independently from the documented order (no reference code): every rounding step is an
 // explicit correctly rounded primitive. On the GPU those are __fmaf_rn / __fadd_rn / __fmul_rn /

@@ -1,4 +1,4 @@
-// The SwiGLU kernel bodies (SEMANTICS.md section 6; DESIGN.md "Production kernels",
+// The SwiGLU kernel bodies (docs/semantics.md section 6; docs/design.md section 5.4,
 // swiglu_quantize): gate/up [rows, 2I] (fp32 or bf16; layouts halves and interleaved(g) for g
 // dividing 8 or a multiple of 8) ->
 //  - fused ("swiglu_quantize_fused"): the activated row quantized in the same pass to packed E2M1

@@ -1,6 +1,6 @@
-// Running kernels on a backend for checking (docs/design.md section 3.5, "Backends"): which backends a --backend
-// option selects, the guarded download that lets the check library see out-of-bounds writes, and
-// one golden case run through the production kernels' host launchers.
+// Running kernels on a backend for checking (docs/design.md section 3.5, "Backends"): which
+// backends a --backend option selects, the guarded download that lets the check library see
+// out-of-bounds writes, and one golden case run through the production kernels' host launchers.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "mxv/golden/golden_case.h"
-#include "mxv/check/check.h"
+#include "mxv/reference/check.h"
 
 namespace mxv::device {
 class Backend;

@@ -1,6 +1,6 @@
 // The inputs of the committed golden cases (golden_catalogue.h): chosen where conversion and
-// quantization bugs live (docs/semantics.md-derived rules in docs/semantics.md, sections on formats,
-// dialects and block scaling), and deterministic: the same seed gives the same bytes on every
+// quantization bugs live (docs/semantics.md sections 1-4: formats, conversions, dialects and
+// block scaling), and deterministic: the same seed gives the same bytes on every
 // platform (std::mt19937_64 and integer arithmetic only; no std:: distributions, whose outputs are
 // implementation-defined).
 #pragma once

@@ -354,7 +354,7 @@ TEST(SwigluQuantizePlan, RejectsWhatItCannotTake) {
 // roundings differ. Guards against a comparison that always passes.
 TEST(SwigluQuantizePlantedBug, emulated_IntermediateMismatchIsReported) {
   auto be = emu::make_backend(BackendKind::kEmulated);
-  const std::size_t rows = 4, inter = 64;
+  const std::size_t rows = 64, inter = 64;  // 4096 activations: some bf16 roundings cross a code
   // Moderate values with full fp32 mantissas (the fuzz library's recipe-free mix, huge elements
   // tamed), so that rounding the activation to bf16 changes some codes.
   std::vector<float> gu = fuzz::bug_hunting_values(rows * 2 * inter, 0, 11, false);
@@ -375,10 +375,10 @@ TEST(SwigluQuantizePlantedBug, emulated_IntermediateMismatchIsReported) {
   QuantizeOptions qo;
   qo.scale_layout = ScaleLayout::kSwizzled128x4;
   qo.tensor_amax = amax;
-  const auto right = quantize_activations(Recipe::nvfp4_te(), act, 4, 64, qo);
+  const auto right = quantize_activations(Recipe::nvfp4_te(), act, static_cast<std::int64_t>(rows), static_cast<std::int64_t>(inter), qo);
   EXPECT_EQ(got, right.elements);
-  const auto wrong = quantize_activations(Recipe::nvfp4_te(), WideType::kBf16, narrow_from_fp32(WideType::kBf16, act), 4,
-                                          64, qo);
+  const auto wrong = quantize_activations(Recipe::nvfp4_te(), WideType::kBf16, narrow_from_fp32(WideType::kBf16, act),
+                                          static_cast<std::int64_t>(rows), static_cast<std::int64_t>(inter), qo);
   ASSERT_NE(wrong.elements, right.elements) << "pick data where fp32 and bf16 intermediates differ";
   const check::Report r = check::compare(check::OutputSpec::packed_e2m1("elements", rows, inter), wrong.elements, got);
   EXPECT_FALSE(r.ok()) << r;

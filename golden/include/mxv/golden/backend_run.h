@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "mxv/golden/golden_case.h"
-#include "mxv/reference/check.h"
+#include "mxv/check/check.h"
 
 namespace mxv::device {
 class Backend;

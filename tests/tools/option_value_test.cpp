@@ -30,6 +30,15 @@ TEST(ParseIntOption, WholeIntegersInRange) {
   EXPECT_EQ(refusal([] { parse_int_option("--x", " 4", 0, 100); }), "--x: ' 4' is not an integer");
 }
 
+TEST(ParseUint64Option, SeedsUpTo2To64) {
+  EXPECT_EQ(parse_uint64_option("--seed", "18446744073709551615"), 18446744073709551615ull);
+  EXPECT_EQ(parse_uint64_option("--seed", "0"), 0u);
+  EXPECT_EQ(refusal([] { parse_uint64_option("--seed", "-1"); }), "--seed: '-1' is not a whole number >= 0");
+  EXPECT_EQ(refusal([] { parse_uint64_option("--seed", "18446744073709551616"); }),
+            "--seed: '18446744073709551616' is outside [0, 2^64 - 1]");
+  EXPECT_EQ(refusal([] { parse_uint64_option("--seed", "1e3"); }), "--seed: '1e3' is not a whole number >= 0");
+}
+
 TEST(ParseCountsOption, CommaSeparated) {
   EXPECT_EQ(parse_counts_option("--c", "3,0,130"), (std::vector<std::int64_t>{3, 0, 130}));
   EXPECT_EQ(refusal([] { parse_counts_option("--c", "3,,1"); }), "--c: '' is not an integer");

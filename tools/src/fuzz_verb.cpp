@@ -7,10 +7,14 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "mxv/cli/verbs.h"
 #include "mxv/cli/vocabulary.h"
 #include "mxv/fuzz/campaign.h"
+#include "mxv/io/option_value.h"
+#include "mxv/io/output_files.h"
 
 namespace mxv::cli {
 
@@ -22,20 +26,34 @@ void add_fuzz_verb(CLI::App& app) {
       "against the reference and metamorphic identities on every available backend; a failure is shrunk to a "
       "minimal counterexample and printed with the command that replays it (docs/fuzzing.md). Exit codes: 0 every "
       "case passed, 1 a property failed, 2 a usage error");
-  auto* minutes = cmd->add_option("--minutes", opt->minutes, "run rounds of every property for this many minutes")
-                      ->type_name(kReal);
+  // Typed values are parsed by mxv::io (option_value.h), so "nan", "-1" and a seed beyond 64 bits
+  // are refused the way every verb refuses them.
+  auto minutes_text = std::make_shared<std::optional<std::string>>();
+  auto seed_text = std::make_shared<std::optional<std::string>>();
+  auto* minutes = add_text(*cmd, "--minutes", *minutes_text,
+                           "run rounds of every property for this many minutes (finite, >= 0)", kReal);
   cmd->add_option("--cases", opt->cases, "or: run this many cases of each property (default 50)")
       ->type_name(kInt)
       ->excludes(minutes);
-  cmd->add_option("--seed", opt->seed, "run seed (a property's cases are a function of it and the property name)")
-      ->type_name(kInt)
-      ->capture_default_str();
+  add_text(*cmd, "--seed", *seed_text,
+           "run seed, 0 to 2^64 - 1 (a property's cases are a function of it and the property name) (default " +
+               std::to_string(opt->seed) + ")",
+           kInt);
   add_text(*cmd, "--backend", opt->backend, "auto | cuda | emulated (default auto: every available backend)", kName);
   add_text(*cmd, "--property", opt->properties, "run only this property (repeatable; see --list)", kName);
   cmd->add_flag("--list", opt->list, "list the properties and exit");
   add_text(*cmd, "--save-failure", opt->save_failure,
            "write the failing case to FILE (golden cases; docs/fuzzing.md, \"Saved failures\")", kFile);
-  cmd->callback([opt] {
+  cmd->callback([opt, minutes_text, seed_text] {
+    if (*minutes_text) {
+      opt->minutes = io::parse_real_option("--minutes", **minutes_text, io::RealRule::kFiniteNonNegative);
+    }
+    if (*seed_text) opt->seed = io::parse_uint64_option("--seed", **seed_text);
+    if (!opt->save_failure.empty()) {
+      // Checked before the campaign (hours, perhaps) rather than when a failure is to be saved.
+      io::OutputBatch probe;
+      probe.output("--save-failure", opt->save_failure);
+    }
     opt->live = isatty(fileno(stderr)) != 0;
     const int code = fuzz::run_fuzz(*opt, std::cout, std::cerr);
     if (code != 0) {

@@ -29,6 +29,17 @@ std::int64_t parse_int_option(std::string_view option, std::string_view text, st
   return v;
 }
 
+std::uint64_t parse_uint64_option(std::string_view option, std::string_view text) {
+  std::uint64_t v = 0;
+  // from_chars for an unsigned type rejects a leading '-' (it would otherwise wrap around).
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range) refuse(option, text, "is outside [0, 2^64 - 1]");
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    refuse(option, text, "is not a whole number >= 0");
+  }
+  return v;
+}
+
 std::vector<std::int64_t> parse_counts_option(std::string_view option, std::string_view text) {
   std::vector<std::int64_t> out;
   std::size_t start = 0;

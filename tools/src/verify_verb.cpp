@@ -6,10 +6,13 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "mxv/cli/verbs.h"
 #include "mxv/cli/vocabulary.h"
 #include "mxv/golden/verify.h"
+#include "mxv/io/option_value.h"
 
 namespace mxv::cli {
 
@@ -27,10 +30,13 @@ void add_verify_verb(CLI::App& app) {
   cmd->add_flag("--quick", opt->quick, "a small subset of the catalogue (seconds on the emulator)");
   cmd->add_flag("--cases", opt->all_cases, "print one line per case (default: only the failing cases)");
   add_text(*cmd, "--json", opt->json_path, "also write the results as JSON to FILE ('-': standard output)", kFile);
-  cmd->add_option("--seed", opt->seed, "seed of the input generator (each case hashes it with its id)")
-      ->type_name(kInt)
-      ->capture_default_str();
-  cmd->callback([opt] {
+  auto seed = std::make_shared<std::optional<std::string>>();
+  add_text(*cmd, "--seed", *seed,
+           "seed of the input generator, 0 to 2^64 - 1 (each case hashes it with its id) (default " +
+               std::to_string(golden::kDefaultVerifySeed) + ")",
+           kInt);
+  cmd->callback([opt, seed] {
+    if (*seed) opt->seed = io::parse_uint64_option("--seed", **seed);
     opt->progress = isatty(fileno(stderr)) != 0;
     const int code = golden::run_verify(*opt, std::cout, std::cerr).exit_code;
     if (code != 0) {

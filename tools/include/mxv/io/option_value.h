@@ -13,6 +13,10 @@ namespace mxv::io {
 /// A whole decimal integer in [min, max]; throws std::invalid_argument naming `option`.
 std::int64_t parse_int_option(std::string_view option, std::string_view text, std::int64_t min, std::int64_t max);
 
+/// A whole unsigned decimal integer that fits 64 bits (a seed): no sign, no exponent; throws
+/// naming `option`.
+std::uint64_t parse_uint64_option(std::string_view option, std::string_view text);
+
 /// "a,b,c": comma-separated counts, each in [0, 2^40]; throws naming `option`.
 std::vector<std::int64_t> parse_counts_option(std::string_view option, std::string_view text);
 

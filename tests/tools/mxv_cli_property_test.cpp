@@ -139,7 +139,8 @@ std::string corrupt(Invocation& inv) {
     return "dropped the required " + flag;
   }
   switch (a.kind) {
-    case Arg::kNumber: a.value = pick<std::string>({"-1", "nan", "inf", "abc", "0x10", "99999999999999999999999"}); break;
+    // Invalid for an integer and for a real alike ("1e23" would be a valid fp32 amax or alpha).
+    case Arg::kNumber: a.value = pick<std::string>({"-1", "-0.5", "nan", "inf", "abc", "0x10", "1e39"}); break;
     case Arg::kName: a.value = pick<std::string>({"bogus", "NVFP4", "fp64"}); break;
     case Arg::kInput: a.value = pick<std::string>({"missing.f32", "dir", "empty.bin", "/dev/zero"}); break;
     case Arg::kOutput: {

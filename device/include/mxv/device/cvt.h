@@ -179,16 +179,18 @@ MXV_HD MXV_FORCEINLINE std::uint8_t e2m1_from_f32(float x) {
   return static_cast<std::uint8_t>(e2m1x2_from_f32(0.0f, x) & 0x0Fu);
 }
 
-/// |y| (any y; NaN gives 7) -> E2M1 magnitude code 0..7, RNE, saturating to 6, with one rounding
-/// done by the fp32 adder. Saturation first: m = min(|y|, 6) (fminf drops a NaN, so NaN -> 6),
-/// which is exact, and every |y| above 5 rounds to 6 either way. E2M1's quantum is 0.5 below 2
-/// (the subnormal range and [1, 2) share it), 1 in [2, 4) and 2 in [4, 6]: 2^(e-128) for e = the
-/// biased exponent of max(m, 1). Adding M = 2^(e-105) (bits (e+22) << 23, whose ulp is that
-/// quantum) rounds m to the quantum, ties to even, in a single IEEE addition; the sum's bit pattern
-/// minus M's counts the quanta n, and the code is n + 2(e-127): below 2, n = 0..4 are codes 0..4;
-/// in [2, 4), n = 2..4 are codes 4..6; in [4, 6], n = 2..3 are codes 6..7. Seven instructions on
-/// sm_90 (two FMNMX, SHF, LEA, FADD, IMAD, IADD) against 16 for comparing with the seven rounding
-/// thresholds; the code is computed as sum - (M - 2(e-127)), one multiply-add of e.
+/// |y| (any y that is not NaN) -> E2M1 magnitude code 0..7, RNE, saturating to 6, with one
+/// rounding done by the fp32 adder. Saturation first: m = min(|y|, 6), exact, since every |y|
+/// above 5 rounds to 6 either way. E2M1's quantum is 0.5 below 2 (the subnormal range and [1, 2)
+/// share it), 1 in [2, 4) and 2 in [4, 6]: 2^(e-128) for e = the biased exponent of max(m, 1).
+/// Adding M = 2^(e-105) (bits (e+22) << 23, whose ulp is that quantum) rounds m to the quantum,
+/// ties to even, in a single IEEE addition; the sum's bit pattern minus M's counts the quanta n,
+/// and the code is n + 2(e-127): below 2, n = 0..4 are codes 0..4; in [2, 4), n = 2..4 are codes
+/// 4..6; in [4, 6], n = 2..3 are codes 6..7. Seven instructions on sm_90 (two FMNMX, SHF, LEA,
+/// FADD, IMAD, IADD) against 16 for comparing with the seven rounding thresholds; the code is
+/// computed as sum - (M - 2(e-127)), one multiply-add of e. NaN is outside the domain because
+/// min() treats it differently on the two sides: the GPU's FMNMX returns the number for every
+/// NaN, glibc's fminf returns a quiet NaN for a signaling one (IEEE 754-2008 minNum).
 MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_magnitude_magic(float y) {
 #if defined(__CUDA_ARCH__)
   const float m = fminf(fabsf(y), 6.0f);
@@ -218,12 +220,13 @@ MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_from_non_nan_f32(float y) {
 /// fp32 -> E2M1 nibble (bits [3:0]), the same function as e2m1_from_f32_sw (RN, satfinite, NaN ->
 /// 0x7, +-Inf -> +-6, -0 -> 0x8) computed WITHOUT branches: e2m1_from_f32_sw takes a branch per
 /// value (subnormal range or not) and an F2I, which dominated the vector kernels' instruction
-/// stream on sm_90 (no E2M1 cvt there). The magnitude comes from e2m1_magnitude_magic (NaN sums
-/// stay NaN, whose pattern is above every code, so they saturate to 7); NaN only drops the sign.
+/// stream on sm_90 (no E2M1 cvt there). The magnitude comes from e2m1_magnitude_magic, with NaN
+/// replaced by 6 first (code 7) and its sign dropped.
 MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_from_f32_sw_branchless(float x) {
   const std::uint32_t u = bits_of(x);
-  const std::uint32_t sign = (u & 0x7FFFFFFFu) > 0x7F800000u ? 0u : (u >> 28) & 0x8u;  // NaN -> +6
-  return sign | e2m1_magnitude_magic(x);
+  const bool nan = (u & 0x7FFFFFFFu) > 0x7F800000u;
+  const std::uint32_t sign = nan ? 0u : (u >> 28) & 0x8u;  // NaN -> +6
+  return sign | e2m1_magnitude_magic(nan ? 6.0f : x);
 }
 
 /// e2m1x2_from_f32 for hot loops: the hardware cvt where the target has it, else the branch-free

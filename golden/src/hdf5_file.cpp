@@ -186,6 +186,7 @@ H5Writer::~H5Writer() {
     }
     std::error_code ec;
     std::filesystem::remove(impl_->tmp, ec);
+    io::forget_temp(impl_->tmp);
   }
 }
 
@@ -289,6 +290,7 @@ void H5Writer::commit() {
   std::error_code ec;
   std::filesystem::rename(impl_->tmp, impl_->path, ec);
   if (ec) throw GoldenFileError(impl_->path, "", "cannot move the written file into place: " + ec.message());
+  io::forget_temp(impl_->tmp);
   impl_->committed = true;
 }
 

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -153,6 +155,27 @@ TEST_F(OutputBatchTest, UncommittedOrFailedBatchLeavesNoFileAndKeepsOldContents)
   EXPECT_NE(why.find("--b: '" + path("big.bin") + "' cannot be written: File too large"), std::string::npos) << why;
   EXPECT_EQ(read("keep.bin"), "keep");
   EXPECT_EQ(names(), (std::set<std::string>{"keep.bin", "keep.bin.tmp"}));
+}
+
+// Interrupted between staging and renaming (SIGTERM in a child process): the staged temporary is
+// removed by the handler and the child still dies of the signal. A forgotten temporary (renamed
+// into place, as commit does) is left alone.
+TEST_F(OutputBatchTest, AnInterruptedProgramLeavesNoTemporaryFile) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::string kept = create_temp_beside(path("kept.bin"));
+    forget_temp(kept);
+    std::rename(kept.c_str(), path("kept.bin").c_str());
+    create_temp_beside(path("a.bin"));
+    create_temp_beside(path("b.bin"));
+    ::raise(SIGTERM);
+    ::_exit(0);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << "status " << status;
+  EXPECT_EQ(names(), std::set<std::string>{"kept.bin"});
 }
 
 TEST_F(OutputBatchTest, CommitWithoutBytesIsAProgrammingError) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -62,7 +63,55 @@ bool write_all(int fd, std::span<const std::uint8_t> bytes) {
   return true;
 }
 
+// ---- temporaries removed when the program is interrupted ----
+// Ctrl-C (SIGINT), SIGTERM or SIGHUP between staging and renaming would leave a temporary file
+// behind. Every temporary is recorded here; the handler removes the recorded ones (unlink is
+// async-signal-safe) and re-raises the signal with its default action, so the exit status still
+// says which signal ended the program. A fixed table, because a handler may not allocate.
+constexpr std::size_t kMaxTracked = 64;
+constexpr std::size_t kMaxTrackedPath = 4096;
+char g_tracked[kMaxTracked][kMaxTrackedPath];
+volatile std::sig_atomic_t g_tracked_used[kMaxTracked];
+
+extern "C" void remove_tracked_and_reraise(int sig) {
+  for (std::size_t i = 0; i < kMaxTracked; ++i) {
+    if (g_tracked_used[i] != 0) ::unlink(g_tracked[i]);
+  }
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void track_temp(const std::string& path) {
+  static const bool installed = [] {
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction old {};
+      // Leave a signal the program ignores ignored (a background job's SIGINT, nohup's SIGHUP).
+      if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+      struct sigaction sa {};
+      sa.sa_handler = remove_tracked_and_reraise;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(sig, &sa, nullptr);
+    }
+    return true;
+  }();
+  (void)installed;
+  if (path.size() >= kMaxTrackedPath) return;
+  for (std::size_t i = 0; i < kMaxTracked; ++i) {
+    if (g_tracked_used[i] == 0) {
+      std::memcpy(g_tracked[i], path.c_str(), path.size() + 1);
+      g_tracked_used[i] = 1;
+      return;
+    }
+  }
+}
+
 }  // namespace
+
+void forget_temp(const std::string& path) {
+  for (std::size_t i = 0; i < kMaxTracked; ++i) {
+    if (g_tracked_used[i] != 0 && path == g_tracked[i]) g_tracked_used[i] = 0;
+  }
+}
 
 std::string create_temp_beside(const std::string& target) {
   const std::string name = fs::path(target).filename().string();
@@ -80,6 +129,7 @@ std::string create_temp_beside(const std::string& target) {
     ::unlink(temp.c_str());
     throw std::runtime_error(in_quotes(target) + " cannot be written: setting the mode of " + in_quotes(temp) + ": " + why);
   }
+  track_temp(temp);
   return temp;
 }
 
@@ -166,7 +216,10 @@ void OutputBatch::set(std::string_view option, std::span<const std::uint8_t> byt
 
 void OutputBatch::remove_temps() {
   for (Entry& e : entries_) {
-    if (!e.temp.empty()) ::unlink(e.temp.c_str());
+    if (!e.temp.empty()) {
+      ::unlink(e.temp.c_str());
+      forget_temp(e.temp);
+    }
     e.temp.clear();
   }
 }
@@ -203,6 +256,7 @@ void OutputBatch::commit() {
       throw std::runtime_error(e.option + ": " + in_quotes(e.path) + " cannot be written: renaming into place: " + why +
                                (replaced.empty() ? std::string() : "; already written:" + replaced));
     }
+    forget_temp(e.temp);
     e.temp.clear();
     replaced += " " + in_quotes(e.path);
   }

@@ -32,7 +32,11 @@ struct FileIdentity {
 /// so no existing file is reused) and mode 0666 & ~umask, for a writer that needs a path of its
 /// own (HDF5 opens files by name). Rename it over `target` when complete; remove it otherwise.
 /// Throws std::runtime_error naming `target` and the system's reason.
+/// The temporary is also recorded so that SIGINT, SIGTERM or SIGHUP remove it before the program
+/// ends (the signal then takes its default action); forget_temp() drops the record once the file
+/// was renamed into place or removed.
 std::string create_temp_beside(const std::string& target);
+void forget_temp(const std::string& path);
 
 /// One call's files. Usage: declare every input and output (each declaration is checked at
 /// once and throws std::invalid_argument naming the option, the path and the rule), compute,

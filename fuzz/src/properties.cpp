@@ -180,7 +180,7 @@ void mx_power_of_two_scaling(device::Backend& be, const Tamper& tamper) {
 }
 
 /// Byte offset of scale (row, col) in the 128x4 swizzled layout, written here from the layout's
-/// definition (docs/semantics.md, scale layouts) and independent of the kernels' and the
+/// definition (docs/semantics.md section 5.3) and independent of the kernels' and the
 /// reference's implementations: 128-row x 4-column tiles of 512 bytes, row-major over tiles; inside
 /// a tile, row r sits at (r % 32) * 16 + (r / 32) * 4 and column c at c.
 std::size_t swizzled_offset(std::size_t row, std::size_t col, std::size_t kb_padded) {

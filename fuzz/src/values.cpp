@@ -309,8 +309,8 @@ std::vector<float> bug_hunting_values(std::size_t count, std::size_t block, std:
   std::uniform_int_distribution<int> pick(0, 999);
   std::uniform_int_distribution<int> binade(-10, 10);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  // E2M1 midpoints and codes (docs/semantics.md, E2M1); E4M3 decision points (464: the satfinite
-  // tie above 448; 0x1p-10: half the smallest subnormal).
+  // E2M1 midpoints and codes (docs/semantics.md section 2.3); E4M3 decision points (464: the
+  // satfinite tie above 448; 0x1p-10: half the smallest subnormal).
   static constexpr float kE4m3Points[] = {448.0f, 464.0f, 480.0f, 0x1p-9f, 0x1p-10f, 0x1.8p-10f, 240.0f, 248.0f};
   std::vector<float> v(count);
   for (std::size_t i = 0; i < count; ++i) {

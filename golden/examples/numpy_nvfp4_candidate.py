@@ -52,7 +52,7 @@ def read_wide(ds, dtype):
 
 
 def swizzle_offsets(rows, kb):
-    """Byte offset of scale (r, k) in cuBLAS's 128x4 tiles (docs/semantics.md, layouts)."""
+    """Byte offset of scale (r, k) in cuBLAS's 128x4 tiles (docs/semantics.md section 5.3)."""
     n_k = (kb + 3) // 4
     r = np.arange(rows)[:, None]
     k = np.arange(kb)[None, :]

@@ -10,9 +10,9 @@ float8_e4m3fn and float8_e8m0fnu conversions for the block scales (on the GPU wh
 
 Unlike numpy_nvfp4_candidate.py this one tries to be right: TransformerEngine's operation order
 for nvfp4_te, E2M1 round-half-to-even, -0 and NaN as the cuda dialect has them, the round-up (RP)
-E8M0 scale of mxfp4_nvidia (docs/semantics.md). What remains to be learnt is what torch's own
-conversions do on the device at hand: the UE4M3 scale goes through `.to(torch.float8_e4m3fn)`, the
-E8M0 scale through `.to(torch.float8_e8m0fnu)`. Measured with torch 2.15 on the CPU: all three
+E8M0 scale of mxfp4_nvidia (docs/semantics.md section 4.1). What remains to be learnt is what
+torch's own conversions do on the device at hand: the UE4M3 scale goes through
+`.to(torch.float8_e4m3fn)`, the E8M0 scale through `.to(torch.float8_e8m0fnu)`. Measured with torch 2.15 on the CPU: all three
 cases pass (torch's E8M0 conversion rounds these block amaxes up, as RP does). Torch is not
 installed in CI; run it where torch is, with --device cuda on a GPU.
 """

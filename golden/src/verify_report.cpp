@@ -127,7 +127,7 @@ void print_not_run(std::ostream& out, const std::vector<NotRun>& not_run) {
 void print_legend(std::ostream& out) {
   out << "\nLegend:\n"
          "  M, N, K, I, E  rows, output features, reduction length, SwiGLU intermediate size, experts\n"
-         "  lin / swz      linear / swizzled 128x4 block-scale layout (docs/semantics.md, scale layouts)\n"
+         "  lin / swz      linear / swizzled 128x4 block-scale layout (docs/semantics.md section 5)\n"
          "  k-packed / n-packed  weight nibbles packed along K / along N\n"
          "  groups=a/b/c   grouped (MoE) rows per expert\n"
          "  halves / interleaved:G  SwiGLU gate/up column layout; silu / clamped: the activation\n"
@@ -135,7 +135,7 @@ void print_legend(std::ostream& out) {
          "  nan/inf        NaN and infinities among the inputs\n"
          "  e8m0-rz / e8m0-rp  E8M0 conversion rounding toward zero / toward +infinity\n"
          "  x->code, code->x, fp4->x  encode to codes, decode from codes, dequantize to x\n"
-         "  mismatch classes: docs/verification.md (the check library's classification)\n";
+         "  mismatch classes: docs/verification.md section 4 (the check library's classes)\n";
 }
 
 std::vector<NotRun> not_in_catalogue(const std::vector<VerifyKernel>& kernels) {

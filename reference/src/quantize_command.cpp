@@ -25,7 +25,7 @@ std::string_view quantize_file_layouts() {
          "  --out-scales    uint8 block scales (E8M0 for mxfp*/ort_qmoe, UE4M3 for nvfp4_*), one per\n"
          "                  (row, block of recipe.block_size along cols), ceil(cols/block) per row.\n"
          "                  linear: [rows, ceil(cols/block)]. swizzled: 128x4 tiles of 512 bytes\n"
-         "                  (docs/semantics.md, scale layouts), each expert's rows padded to 128,\n"
+         "                  (docs/semantics.md section 5.3), each expert's rows padded to 128,\n"
          "                  columns to 4; padding bytes 0.\n"
          "  --out-global    NVFP4 only: fp32 [G] decode scales s_dec (G = experts with\n"
          "                  --scale-per-expert, else 1); dequant = e2m1 * ue4m3 * s_dec. The same\n"

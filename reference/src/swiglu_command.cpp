@@ -1,4 +1,4 @@
-// `mxv swiglu-quantize` (docs/semantics.md, SwiGLU and NVFP4): validates the request, reads the
+// `mxv swiglu-quantize` (docs/semantics.md sections 6 and 4.2): validates the request, reads the
 // raw GEMM output, runs the fused (or unfused) SwiGLU + NVFP4 model of swiglu_quantize.h and
 // writes the outputs all or nothing. The options are registered in tools/.
 #include "mxv/reference/swiglu_command.h"

@@ -89,8 +89,8 @@ TEST(GoldenCaseSpecs, EncodePacksE2M1) {
 }
 
 TEST(GoldenCaseReference, EncodeKnownAnswers) {
-  // docs/semantics.md, E2M1 RNE satfinite (cuda): 0.25 -> 0 (tie to even), 0.75 -> 1.0 (code 2,
-  // tie to even), -0 -> 0x8, NaN -> 0x7 (+6), 7 -> 6 (0x7).
+  // docs/semantics.md section 2.3, E2M1 RNE satfinite (cuda): 0.25 -> 0 (tie to even), 0.75 -> 1.0
+  // (code 2, tie to even), -0 -> 0x8, NaN -> 0x7 (+6), 7 -> 6 (0x7).
   CaseParams p;
   p.op = Op::kEncode;
   p.format = "e2m1";

@@ -14,7 +14,7 @@ void add_swiglu_quantize_verb(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "swiglu-quantize",
       "SwiGLU on a GEMM output [rows, 2I], quantized to NVFP4 (packed elements, block scales, global scale), "
-      "fused or as the unfused pair; docs/semantics.md");
+      "fused or as the unfused pair; docs/semantics.md section 6");
   add_input(*cmd, req->input, "GEMM output [rows, 2I], raw little-endian");
   add_dtype(*cmd, req->dtype, "fp32 | bf16", "element type of --input");
   add_text(*cmd, "-I,--intermediate-size", req->intermediate_size, "I: the input has 2*I columns (required)", kInt);

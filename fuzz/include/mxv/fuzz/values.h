@@ -59,7 +59,7 @@ std::vector<float> quantize_inputs(const Recipe& recipe, WideType dtype, std::in
 std::vector<float> swiglu_inputs(const Recipe& recipe, WideType dtype, std::int64_t rows, std::int64_t inter,
                                  const ValueMix& mix, std::uint64_t seed);
 
-/// Bug-hunting fp32 values without a recipe (docs/semantics.md, element and scale formats): E2M1
+/// Bug-hunting fp32 values without a recipe (docs/semantics.md sections 1-2): E2M1
 /// midpoints and codes at varied binades with their fp32 neighbours, E4M3 decision points, +-0,
 /// fp32 subnormals, powers of two, one huge element in some blocks of `block` elements, and
 /// (with `specials`) NaN / +-Inf. For converters and kernels whose scales are not chosen from the data.

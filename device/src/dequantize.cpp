@@ -51,10 +51,16 @@ std::uint32_t log2_block(const Recipe& r) {
 
 }  // namespace
 
+// Every E2M1 preset whose dequantization is elem * scale (MX, any E8M0 decode the kernels know)
+// or (elem * sf) * s_dec with UE4M3 scales (NVFP4). The ModelOpt and torchao NVFP4 presets
+// dequantize as elem * (sf * s_dec) with float8_e4m3fn scales (DequantOrder, ScaleDecode in
+// recipe.h): the kernels do not implement that order, so plan_dequantize rejects them.
 std::span<const std::string_view> dequantize_supported_presets() {
-  static constexpr std::array<std::string_view, 8> kSupported = {
-      "nvfp4_te", "nvfp4_trtllm", "nvfp4_cutlass_ref", "nvfp4_modelopt", "nvfp4_torchao",
-      "mxfp4_nvidia", "mxfp4_ocp", "ort_qmoe"};
+  static constexpr std::array<std::string_view, 13> kSupported = {
+      "nvfp4_te",           "nvfp4_trtllm",        "nvfp4_cutlass_ref",        "mxfp4_nvidia",
+      "mxfp4_ocp",          "mxfp4_te",            "mxfp4_torchao_floor",      "mxfp4_torchao_ceil",
+      "mxfp4_torchao_even", "mxfp4_torchao_rceil", "mxfp4_torchao_rceil@0.17", "mxfp4_torchao_rceil@0.18",
+      "ort_qmoe"};
   return kSupported;
 }
 
@@ -79,6 +85,13 @@ DequantizeLaunch plan_dequantize(const DequantizeArgs& a) {
   r.validate();
   if (r.element != ElementFormat::kFp4E2M1) {
     reject("recipe", cat("'", r.name, "' does not have E2M1 elements; the kernels dequantize FP4 weights"));
+  }
+  if (r.is_nvfp4() && (r.dequant_order != DequantOrder::kElemScaleThenGlobal || r.scale_decode != ScaleDecode::kUnsigned)) {
+    reject("recipe", cat("'", r.name, "' dequantizes as ", to_string(r.dequant_order), " with ", to_string(r.scale_decode),
+                         " scales; the kernels compute (elem * sf) * s_dec from UE4M3 scales"));
+  }
+  if (r.e2m1_negative_zero_decodes_positive) {
+    reject("recipe", cat("'", r.name, "' decodes E2M1 0x8 as +0; the kernels decode it as -0"));
   }
   if (a.experts < 1 || a.n < 1 || a.k < 1) reject("shape", "experts, n and k must all be >= 1");
   if (a.experts > UINT32_MAX || a.n > UINT32_MAX || a.k > UINT32_MAX) reject("shape", "every dimension must be < 2^32");

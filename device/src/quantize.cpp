@@ -90,6 +90,8 @@ qrules::Scheme quantize_scheme_of(const Recipe& recipe) {
   recipe.validate();
   if (recipe.element != ElementFormat::kFp4E2M1) reject(recipe, "element must be e2m1");
   if (recipe.dialect != Dialect::kCuda) reject(recipe, "dialect must be cuda");
+  if (recipe.element_encoder != ElementEncoder::kDialect) reject(recipe, "element_encoder must be dialect");
+  if (recipe.scale_clamp != ScaleClamp::kNone) reject(recipe, "scale_clamp must be none");
   if (recipe.zero_block != ZeroBlock::kScaleCodeZero) reject(recipe, "zero_block must be code_zero");
   if (recipe.partial_block != PartialBlock::kZeroPadded) reject(recipe, "partial_block must be zero_padded");
   if (recipe.is_nvfp4()) {

@@ -38,30 +38,90 @@ Recipe Recipe::nvfp4_cutlass_ref() {
   return r;
 }
 
-// NVIDIA ModelOpt: modelopt/torch/quantization/qtensor/nvfp4_tensor.py
-// (NVFP4QTensor.get_weights_scaling_factor_2 = amax/(6*448), get_weights_scaling_factor:
-// per-block amax / (6 * scale_2), zero block scales replaced by 1.0; quantize divides by
-// fp32(scale) * scale_2). torch.amax propagates NaN.
-Recipe Recipe::nvfp4_modelopt() {
-  Recipe r;
-  r.name = "nvfp4_modelopt";
-  r.order = Nvfp4Order::kModelopt;
-  r.zero_block = ZeroBlock::kScaleOne;
-  r.nan_in_amax = NanInAmax::kPropagate;
+// --- NVFP4 library presets, held to captured outputs (docs/conformance.md) --------------------
+
+namespace {
+Recipe named(Recipe r, std::string_view name) {
+  r.name = name;
   return r;
 }
 
-// torchao: torchao/prototype/mx_formats/nvfp4_tensor.py (nvfp4_quantize with a per-tensor
-// scale from per_tensor_amax_to_scale = amax / (448 * 6)): block scale (amax/6)/per_tensor_scale
-// clamped to [finfo(e4m3).tiny = 2^-6, 448], elements divided by per_tensor_scale * fp32(sf).
-Recipe Recipe::nvfp4_torchao() {
+// What ModelOpt and torchao share: the per-tensor decode scale s_dec = amax_tensor / 2688 in fp32
+// (torch.amax, so a NaN reaches it; 0, Inf and NaN go through IEEE arithmetic unchanged), block
+// scales stored as torch float8_e4m3fn bytes, and dequantization as elem * (fp32(sf) * s_dec).
+Recipe nvfp4_library_base(Nvfp4Order order) {
   Recipe r;
-  r.name = "nvfp4_torchao";
-  r.order = Nvfp4Order::kTorchao;
-  r.zero_block = ZeroBlock::kScaleMinNormal;
+  r.order = order;
   r.nan_in_amax = NanInAmax::kPropagate;
+  r.scale_decode = ScaleDecode::kSignedE4m3;
+  r.dequant_order = DequantOrder::kElemTimesScaleProduct;
   return r;
 }
+
+Recipe modelopt_043() {
+  Recipe r = nvfp4_library_base(Nvfp4Order::kModelopt);
+  r.zero_block = ZeroBlock::kScaleOne;
+  r.element_encoder = ElementEncoder::kModelopt;
+  r.e2m1_negative_zero_decodes_positive = true;
+  return r;
+}
+
+Recipe torchao_016() {
+  Recipe r = nvfp4_library_base(Nvfp4Order::kTorchao);
+  r.zero_block = ZeroBlock::kScaleMinNormal;
+  r.element_encoder = ElementEncoder::kTorchao;
+  return r;
+}
+}  // namespace
+
+// NVIDIA ModelOpt 0.43.0: modelopt/torch/quantization/qtensor/nvfp4_tensor.py,
+// NVFP4QTensor.quantize(x, block_size=16) / .dequantize(dtype, scale=, double_scale=, block_sizes=).
+// scale_2 = amax_tensor / (6 * 448); per-block scale amax_block / (6 * scale_2), blocks whose scale
+// is 0 get 1.0 (0x38), cast by torch to float8_e4m3fn without a clamp; elements x / (fp32(sf) *
+// scale_2) bucketed by _cast_fp4 (sign from x < 0: -0 -> 0x0). Dequantize: value table (0x8 -> +0)
+// times (fp32(sf) * scale_2). K not a multiple of 16 is zero-padded to whole blocks.
+Recipe Recipe::nvfp4_modelopt_043() { return named(modelopt_043(), "nvfp4_modelopt@0.43"); }
+
+// NVIDIA ModelOpt 0.47.0 (the same function): as 0.43 but from 0.45 the per-block scale is clamped
+// to [2^-9, 448] before the cast (_cast_per_block_scale_to_fp8), after the zero -> 1.0 rule. A
+// block whose scale underflows E4M3 stores 0x01 instead of 0x00, and its elements no longer divide
+// by zero (0.43 writes +-6 for every nonzero element of such a block).
+Recipe Recipe::nvfp4_modelopt_047() {
+  Recipe r = modelopt_043();
+  r.scale_clamp = ScaleClamp::kE4m3Range;
+  return named(r, "nvfp4_modelopt@0.47");
+}
+
+Recipe Recipe::nvfp4_modelopt() { return named(nvfp4_modelopt_047(), "nvfp4_modelopt"); }
+
+// torchao 0.16.0: torchao/prototype/mx_formats/nvfp4_tensor.py, NVFP4Tensor.to_nvfp4(x, 16,
+// per_tensor_scale=per_tensor_amax_to_scale(torch.max(torch.abs(x)))) -> nvfp4_quantize, and
+// .dequantize(torch.float32). pts = amax_tensor / 2688; block scale (amax_block / 6) / pts clamped
+// to [2^-6, 448] (so zero and tiny blocks store 0x08); elements x / (pts * fp32(sf)), clamped to
+// +-6 and converted by custom_fp_utils (a NaN element's code depends on its bits). K must be a
+// multiple of 16 (torchao asserts).
+Recipe Recipe::nvfp4_torchao_016() { return named(torchao_016(), "nvfp4_torchao@0.16"); }
+
+// torchao 0.17.0 (the same functions): elements x * ((1 / pts) / fp32(sf)) "to match the MSLK
+// triton kernel" instead of x / (pts * fp32(sf)): ties flip against 0.16 (x = 4.6875 with scale
+// byte 0x37: 0x6 vs 0x7), and 1 / pts overflows to Inf when the tensor max is below about 7.9e-36,
+// so every nonzero element becomes +-6 and zeros become NaN codes.
+Recipe Recipe::nvfp4_torchao_017() {
+  Recipe r = torchao_016();
+  r.order = Nvfp4Order::kTorchaoReciprocal;
+  return named(r, "nvfp4_torchao@0.17");
+}
+
+// torchao 0.18.0: with a per-tensor scale, the numerics of 0.17 on fp32 inputs. What changed
+// (neither is modelled by mxv, see docs/conformance.md): without a per-tensor scale elements are
+// x * (1 / sf) instead of x / sf, and dequantize no longer rounds pts * sf to bf16 for bf16 inputs.
+Recipe Recipe::nvfp4_torchao_018() {
+  Recipe r = torchao_016();
+  r.order = Nvfp4Order::kTorchaoReciprocal;
+  return named(r, "nvfp4_torchao@0.18");
+}
+
+Recipe Recipe::nvfp4_torchao() { return named(nvfp4_torchao_018(), "nvfp4_torchao"); }
 
 // --- MX ---------------------------------------------------------------------------------------
 
@@ -78,27 +138,68 @@ Recipe mx_base(std::string_view name, ElementFormat element, ScaleRule rule) {
 }
 }  // namespace
 
-// NVIDIA MX rule (TransformerEngine cast/mxfp8/ and the NVFP4 paper's MXFP4,
-// arXiv:2509.25149 App. B): code = E8M0_RP_satfinite(amax * fl(1/6)); TE's fmaxf amax.
+// The NVIDIA MX scale rule as cuBLAS documents it ("Computing scaling and conversion factors for
+// FP8 with UE8M0 scales") and the NVFP4 paper's MXFP4 (arXiv:2509.25149 App. B): code =
+// E8M0_RP_satfinite(amax * fl(1/6)), elements divided by the exact 2^(code-127). A specification
+// preset: TransformerEngine's kernels differ in blocks with code 0x00 (mxfp4_te).
 Recipe Recipe::mxfp4_nvidia() { return mx_base("mxfp4_nvidia", ElementFormat::kFp4E2M1, ScaleRule::kNvidiaRoundUp); }
 
 // OCP MX v1.0 section 6.3 as implemented by microxcaling mx/mx_ops.py (_quantize_mx, shared
-// exponent = floor(log2 amax) - emax) and torchao mx_tensor.py to_mx(ScaleCalculationMode.FLOOR).
-// NaN anywhere in the block makes the scale NaN (torchao: 0xFF).
+// exponent = floor(log2 amax) - emax). NaN anywhere in the block makes the scale NaN (0xFF). A
+// specification preset; torchao's FLOOR mode differs in tiny, Inf and NaN blocks
+// (mxfp4_torchao_floor).
 Recipe Recipe::mxfp4_ocp() {
   Recipe r = mx_base("mxfp4_ocp", ElementFormat::kFp4E2M1, ScaleRule::kOcpFloor);
   r.nan_in_amax = NanInAmax::kPropagate;
   return r;
 }
 
-// MXFP8 (E4M3 elements): TransformerEngine transformer_engine/common/cast/mxfp8/
-// (quantize_mxfp8.cuh, compute_e8m0_scale with fl(1/448) and round-up).
+// The NVIDIA MX rule with E4M3 elements (fl(1/448) = 0x3B124925), as mxfp4_nvidia.
 Recipe Recipe::mxfp8_nvidia() { return mx_base("mxfp8_nvidia", ElementFormat::kFp8E4M3, ScaleRule::kNvidiaRoundUp); }
 
-// MXFP8 with the OCP floor rule (emax_elem = 8), as microxcaling / torchao FLOOR.
+// MXFP8 with the OCP floor rule (emax_elem = 8), as microxcaling.
 Recipe Recipe::mxfp8_ocp() {
   Recipe r = mx_base("mxfp8_ocp", ElementFormat::kFp8E4M3, ScaleRule::kOcpFloor);
   r.nan_in_amax = NanInAmax::kPropagate;
+  return r;
+}
+
+// TransformerEngine (source-modelled: TE's MX quantizers need a GPU, not run by mxv's captures):
+// transformer_engine/common/util/ptx.cuh float_to_e8m0 (the nvidia round-up code; fmaxf amax, so
+// a NaN element does not reach it) and exp2f_rcp, the element multiplier: 1.0 for code 0x00 (a
+// block with amax <= elem_max * 2^-127 is not scaled up; its elements flush to 0), 0.0 for 0xFE,
+// 2^(127 - code) otherwise. TE's MX dequantize decodes with exp2f (code << 23): 0x00 -> 0.0,
+// 0xFF -> +Inf, the decode of E8m0Decode::kOrtQmoe.
+Recipe Recipe::mxfp4_te() {
+  Recipe r = mx_base("mxfp4_te", ElementFormat::kFp4E2M1, ScaleRule::kTe);
+  r.e8m0_decode = E8m0Decode::kOrtQmoe;
+  return r;
+}
+Recipe Recipe::mxfp8_te() {
+  Recipe r = mx_base("mxfp8_te", ElementFormat::kFp8E4M3, ScaleRule::kTe);
+  r.e8m0_decode = E8m0Decode::kOrtQmoe;
+  return r;
+}
+
+// torchao 0.16.0-0.18.0 torchao/prototype/mx_formats/mx_tensor.py MXTensor.to_mx(x, elem_dtype,
+// 32, ScaleCalculationMode.<mode>) (-> to_mx, _to_mx_rceil) and .dequantize(torch.float32)
+// (to_dtype: elem * 2^(code-127), 0xFF -> NaN). The scale rules are ScaleRule::kTorchao*; the
+// amax is torch.amax (NaN propagates); elements use torchao's encoders (ElementEncoder::kTorchao).
+// FLOOR, CEIL and EVEN are the same in the three releases; RCEIL changed in 0.18 for NaN blocks.
+Recipe Recipe::mx_torchao(ElementFormat element, ScaleRule rule) {
+  const bool fp4 = element == ElementFormat::kFp4E2M1;
+  std::string_view name;
+  switch (rule) {
+    case ScaleRule::kTorchaoFloor: name = fp4 ? "mxfp4_torchao_floor" : "mxfp8_torchao_floor"; break;
+    case ScaleRule::kTorchaoCeil: name = fp4 ? "mxfp4_torchao_ceil" : "mxfp8_torchao_ceil"; break;
+    case ScaleRule::kTorchaoEven: name = fp4 ? "mxfp4_torchao_even" : "mxfp8_torchao_even"; break;
+    case ScaleRule::kTorchaoRceil: name = fp4 ? "mxfp4_torchao_rceil" : "mxfp8_torchao_rceil"; break;
+    case ScaleRule::kTorchaoRceil017: name = fp4 ? "mxfp4_torchao_rceil@0.17" : "mxfp8_torchao_rceil@0.17"; break;
+    default: throw std::invalid_argument("Recipe::mx_torchao: rule must be one of the torchao rules");
+  }
+  Recipe r = mx_base(name, element, rule);
+  r.nan_in_amax = NanInAmax::kPropagate;
+  r.element_encoder = ElementEncoder::kTorchao;
   return r;
 }
 
@@ -115,21 +216,66 @@ Recipe Recipe::ort_qmoe() {
 // --- names ------------------------------------------------------------------------------------
 
 namespace {
-constexpr std::array<std::string_view, 10> kPresetNames = {
-    "nvfp4_te",     "nvfp4_trtllm", "nvfp4_cutlass_ref", "nvfp4_modelopt", "nvfp4_torchao",
-    "mxfp4_nvidia", "mxfp4_ocp",    "mxfp8_nvidia",      "mxfp8_ocp",      "ort_qmoe"};
-using PresetFn = Recipe (*)();
-constexpr std::array<PresetFn, 10> kPresetFns = {
-    &Recipe::nvfp4_te,     &Recipe::nvfp4_trtllm, &Recipe::nvfp4_cutlass_ref, &Recipe::nvfp4_modelopt,
-    &Recipe::nvfp4_torchao, &Recipe::mxfp4_nvidia, &Recipe::mxfp4_ocp,       &Recipe::mxfp8_nvidia,
-    &Recipe::mxfp8_ocp,    &Recipe::ort_qmoe};
+struct Preset {
+  std::string_view name;
+  Recipe (*make)();
+};
+template <ElementFormat E, ScaleRule R>
+Recipe torchao_mx() {
+  return Recipe::mx_torchao(E, R);
+}
+template <ElementFormat E, ScaleRule R, const char* kName>
+Recipe torchao_mx_named() {
+  return named(Recipe::mx_torchao(E, R), kName);
+}
+constexpr char kMxfp4Rceil018[] = "mxfp4_torchao_rceil@0.18";
+constexpr char kMxfp8Rceil018[] = "mxfp8_torchao_rceil@0.18";
+constexpr auto kFp4 = ElementFormat::kFp4E2M1;
+constexpr auto kFp8 = ElementFormat::kFp8E4M3;
+constexpr std::array kPresets = {
+    Preset{"nvfp4_te", &Recipe::nvfp4_te},
+    Preset{"nvfp4_trtllm", &Recipe::nvfp4_trtllm},
+    Preset{"nvfp4_cutlass_ref", &Recipe::nvfp4_cutlass_ref},
+    Preset{"nvfp4_modelopt", &Recipe::nvfp4_modelopt},
+    Preset{"nvfp4_modelopt@0.43", &Recipe::nvfp4_modelopt_043},
+    Preset{"nvfp4_modelopt@0.47", &Recipe::nvfp4_modelopt_047},
+    Preset{"nvfp4_torchao", &Recipe::nvfp4_torchao},
+    Preset{"nvfp4_torchao@0.16", &Recipe::nvfp4_torchao_016},
+    Preset{"nvfp4_torchao@0.17", &Recipe::nvfp4_torchao_017},
+    Preset{"nvfp4_torchao@0.18", &Recipe::nvfp4_torchao_018},
+    Preset{"mxfp4_nvidia", &Recipe::mxfp4_nvidia},
+    Preset{"mxfp4_ocp", &Recipe::mxfp4_ocp},
+    Preset{"mxfp4_te", &Recipe::mxfp4_te},
+    Preset{"mxfp4_torchao_floor", &torchao_mx<kFp4, ScaleRule::kTorchaoFloor>},
+    Preset{"mxfp4_torchao_ceil", &torchao_mx<kFp4, ScaleRule::kTorchaoCeil>},
+    Preset{"mxfp4_torchao_even", &torchao_mx<kFp4, ScaleRule::kTorchaoEven>},
+    Preset{"mxfp4_torchao_rceil", &torchao_mx<kFp4, ScaleRule::kTorchaoRceil>},
+    Preset{"mxfp4_torchao_rceil@0.17", &torchao_mx<kFp4, ScaleRule::kTorchaoRceil017>},
+    Preset{"mxfp4_torchao_rceil@0.18", &torchao_mx_named<kFp4, ScaleRule::kTorchaoRceil, kMxfp4Rceil018>},
+    Preset{"mxfp8_nvidia", &Recipe::mxfp8_nvidia},
+    Preset{"mxfp8_ocp", &Recipe::mxfp8_ocp},
+    Preset{"mxfp8_te", &Recipe::mxfp8_te},
+    Preset{"mxfp8_torchao_floor", &torchao_mx<kFp8, ScaleRule::kTorchaoFloor>},
+    Preset{"mxfp8_torchao_ceil", &torchao_mx<kFp8, ScaleRule::kTorchaoCeil>},
+    Preset{"mxfp8_torchao_even", &torchao_mx<kFp8, ScaleRule::kTorchaoEven>},
+    Preset{"mxfp8_torchao_rceil", &torchao_mx<kFp8, ScaleRule::kTorchaoRceil>},
+    Preset{"mxfp8_torchao_rceil@0.17", &torchao_mx<kFp8, ScaleRule::kTorchaoRceil017>},
+    Preset{"mxfp8_torchao_rceil@0.18", &torchao_mx_named<kFp8, ScaleRule::kTorchaoRceil, kMxfp8Rceil018>},
+    Preset{"ort_qmoe", &Recipe::ort_qmoe},
+};
+constexpr std::array<std::string_view, kPresets.size()> preset_name_list() {
+  std::array<std::string_view, kPresets.size()> names{};
+  for (std::size_t i = 0; i < kPresets.size(); ++i) names[i] = kPresets[i].name;
+  return names;
+}
+constexpr auto kPresetNames = preset_name_list();
 }  // namespace
 
 std::span<const std::string_view> Recipe::preset_names() { return kPresetNames; }
 
 Recipe Recipe::by_name(std::string_view name) {
-  for (std::size_t i = 0; i < kPresetNames.size(); ++i) {
-    if (kPresetNames[i] == name) return kPresetFns[i]();
+  for (const Preset& p : kPresets) {
+    if (p.name == name) return p.make();
   }
   std::string valid;
   for (const auto n : kPresetNames) {
@@ -159,6 +305,11 @@ void Recipe::validate() const {
     if (zero_block != ZeroBlock::kScaleCodeZero) fail("MX formats store code 0x00 for a zero block (zero_block code_zero)");
   }
   if (e8m0_decode == E8m0Decode::kOrtQmoe && !is_mx()) fail("e8m0_decode ort_qmoe needs an E8M0 scale");
+  if (is_mx() && scale_clamp != ScaleClamp::kNone) fail("scale_clamp applies to NVFP4 block scales only (use none)");
+  if (is_mx() && scale_decode != ScaleDecode::kUnsigned) fail("scale_decode signed_e4m3 needs an NVFP4 (UE4M3) scale");
+  if (element_encoder == ElementEncoder::kModelopt && element != ElementFormat::kFp4E2M1) {
+    fail("element_encoder modelopt needs E2M1 elements");
+  }
   if (!(limit > 0.0f)) fail("limit must be > 0");
 }
 
@@ -174,6 +325,12 @@ std::string_view to_string(ScaleRule v) {
     case ScaleRule::kOcpFloor: return "ocp_floor";
     case ScaleRule::kNvidiaRoundUp: return "nvidia_round_up";
     case ScaleRule::kNvfp4: return "nvfp4";
+    case ScaleRule::kTe: return "te";
+    case ScaleRule::kTorchaoFloor: return "torchao_floor";
+    case ScaleRule::kTorchaoCeil: return "torchao_ceil";
+    case ScaleRule::kTorchaoEven: return "torchao_even";
+    case ScaleRule::kTorchaoRceil: return "torchao_rceil";
+    case ScaleRule::kTorchaoRceil017: return "torchao_rceil_0.17";
   }
   return "?";
 }
@@ -185,6 +342,7 @@ std::string_view to_string(Nvfp4Order v) {
     case Nvfp4Order::kCutlassRef: return "cutlass_ref";
     case Nvfp4Order::kModelopt: return "modelopt";
     case Nvfp4Order::kTorchao: return "torchao";
+    case Nvfp4Order::kTorchaoReciprocal: return "torchao_reciprocal";
   }
   return "?";
 }
@@ -211,6 +369,19 @@ std::string_view to_string(Activation v) {
   return "?";
 }
 std::string_view to_string(ExpKind v) { return v == ExpKind::kPortable ? "portable" : "ex2_approx"; }
+std::string_view to_string(ScaleClamp v) { return v == ScaleClamp::kNone ? "none" : "e4m3_range"; }
+std::string_view to_string(ElementEncoder v) {
+  switch (v) {
+    case ElementEncoder::kDialect: return "dialect";
+    case ElementEncoder::kModelopt: return "modelopt";
+    case ElementEncoder::kTorchao: return "torchao";
+  }
+  return "?";
+}
+std::string_view to_string(DequantOrder v) {
+  return v == DequantOrder::kElemScaleThenGlobal ? "elem_scale_then_global" : "elem_times_scale_product";
+}
+std::string_view to_string(ScaleDecode v) { return v == ScaleDecode::kUnsigned ? "unsigned" : "signed_e4m3"; }
 
 std::string to_string(const Recipe& r) {
   std::ostringstream os;
@@ -221,6 +392,9 @@ std::string to_string(const Recipe& r) {
      << " nan_in_amax=" << to_string(r.nan_in_amax) << " tensor_amax=" << to_string(r.tensor_amax)
      << " partial_block=" << to_string(r.partial_block) << " e8m0_decode=" << to_string(r.e8m0_decode)
      << " flush_e8m0_zero=" << (r.flush_e8m0_zero ? "on" : "off") << " dialect=" << to_string(r.dialect)
+     << " scale_clamp=" << to_string(r.scale_clamp) << " element_encoder=" << to_string(r.element_encoder)
+     << " dequant_order=" << to_string(r.dequant_order) << " scale_decode=" << to_string(r.scale_decode)
+     << " e2m1_neg_zero=" << (r.e2m1_negative_zero_decodes_positive ? "+0" : "-0")
      << " intermediate=" << to_string(r.intermediate) << " activation=" << to_string(r.activation);
   if (r.activation == Activation::kSwigluClamped) os << "(alpha=" << r.alpha << ",limit=" << r.limit << ")";
   os << " exp=" << to_string(r.exp);

@@ -139,12 +139,12 @@ rc::Gen<float> finite_value() {
                       });
 }
 
-const Recipe kSymmetricRecipes[] = {Recipe::nvfp4_te(),    Recipe::nvfp4_cutlass_ref(), Recipe::nvfp4_torchao(),
-                                    Recipe::mxfp4_nvidia(), Recipe::mxfp4_ocp(),       Recipe::mxfp8_nvidia(),
-                                    Recipe::mxfp8_ocp()};
+const Recipe kSymmetricRecipes[] = {Recipe::nvfp4_te(),    Recipe::nvfp4_cutlass_ref(), Recipe::mxfp4_nvidia(),
+                                    Recipe::mxfp4_ocp(),    Recipe::mxfp8_nvidia(),      Recipe::mxfp8_ocp()};
 
 // Negating the input negates every element (the sign bit flips, zeros too: cuda dialect stores
-// -0 as 0x8 / 0x80) and leaves every scale unchanged. (ModelOpt maps -0 to 0x0: excluded.)
+// -0 as 0x8 / 0x80) and leaves every scale unchanged. (ModelOpt maps -0 to 0x0; torchao divides
+// an all-zero tensor by a zero tensor scale and stores the NaN's codes: both excluded.)
 RC_GTEST_PROP(QuantizeProperty, SignSymmetry, ()) {
   const auto rows = *rc::gen::inRange<std::int64_t>(1, 4);
   const auto cols = *rc::gen::inRange<std::int64_t>(1, 70);

@@ -20,9 +20,33 @@ TEST(Recipe, EveryPresetByNameKeepsItsName) {
     EXPECT_NE(to_string(r).find(std::string(name)), std::string::npos);
     names.insert(std::string(name));
   }
-  EXPECT_EQ(names.size(), 10u);
+  EXPECT_EQ(names.size(), 29u);
   EXPECT_EQ(Recipe::preset_names()[0], "nvfp4_te");
   EXPECT_EQ(Recipe{}, Recipe::nvfp4_te());  // the default
+}
+
+// The unversioned library names are the newest release modelled; each versioned preset differs
+// from its neighbour in the field that changed between the releases (docs/conformance.md).
+TEST(Recipe, VersionedPresetsDifferWhereTheLibrariesChanged) {
+  auto unnamed = [](Recipe r) {
+    r.name = "";
+    return r;
+  };
+  EXPECT_EQ(unnamed(Recipe::nvfp4_modelopt()), unnamed(Recipe::nvfp4_modelopt_047()));
+  EXPECT_EQ(unnamed(Recipe::nvfp4_torchao()), unnamed(Recipe::nvfp4_torchao_018()));
+  EXPECT_EQ(unnamed(Recipe::by_name("mxfp4_torchao_rceil")), unnamed(Recipe::by_name("mxfp4_torchao_rceil@0.18")));
+  EXPECT_EQ(Recipe::nvfp4_modelopt_043().scale_clamp, ScaleClamp::kNone);
+  EXPECT_EQ(Recipe::nvfp4_modelopt_047().scale_clamp, ScaleClamp::kE4m3Range);
+  EXPECT_EQ(Recipe::nvfp4_torchao_016().order, Nvfp4Order::kTorchao);
+  EXPECT_EQ(Recipe::nvfp4_torchao_017().order, Nvfp4Order::kTorchaoReciprocal);
+  EXPECT_EQ(Recipe::by_name("mxfp8_torchao_rceil@0.17").scale_rule, ScaleRule::kTorchaoRceil017);
+  EXPECT_EQ(Recipe::mxfp4_te().scale_rule, ScaleRule::kTe);
+  for (const Recipe& r : {Recipe::nvfp4_modelopt_043(), Recipe::nvfp4_torchao_016()}) {
+    EXPECT_EQ(r.dequant_order, DequantOrder::kElemTimesScaleProduct) << r.name;
+    EXPECT_EQ(r.scale_decode, ScaleDecode::kSignedE4m3) << r.name;
+  }
+  EXPECT_TRUE(Recipe::nvfp4_modelopt().e2m1_negative_zero_decodes_positive);
+  EXPECT_FALSE(Recipe::nvfp4_torchao().e2m1_negative_zero_decodes_positive);
 }
 
 TEST(Recipe, PresetFieldsFollowTheirLibraries) {

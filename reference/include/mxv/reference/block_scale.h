@@ -42,6 +42,9 @@ struct BlockScale {
   std::uint8_t code = 0;     // the stored scale byte (E8M0 or UE4M3)
   float factor = 0.0f;       // element multiplier (multiply orders) or divisor (divide orders)
   bool divides = false;      // true: prescaled = x / factor; false: prescaled = x * factor
+  // A NaN factor's own bits are the result, even for a NaN x (torch's broadcast multiply in
+  // torchao 0.18 RCEIL NaN blocks keeps the scale's NaN; x86 would keep x's).
+  bool nan_factor_wins = false;
 };
 
 /// Chooses the scale of one block with max-abs `amax`.

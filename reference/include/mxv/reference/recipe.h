@@ -22,11 +22,24 @@ enum class ElementFormat : std::uint8_t { kFp4E2M1, kFp8E4M3 };
 /// The block-scale format: E8M0 (MX) or UE4M3 (NVFP4).
 enum class ScaleFormat : std::uint8_t { kPow2E8M0, kFp8UE4M3 };
 
-/// How an MX block's E8M0 scale is chosen (docs/semantics.md section 4.1).
+/// How an MX block's E8M0 scale and element multiplier are chosen (docs/semantics.md section 4.1;
+/// docs/conformance.md for the library rules, each checked against that library's output).
 enum class ScaleRule : std::uint8_t {
   kOcpFloor,        // X = floor(log2 amax) - emax_elem (OCP MX v1.0 section 6.3); may saturate elements
   kNvidiaRoundUp,   // code = E8M0_RP_satfinite(fp32(amax * fl(1/elem_max))); never saturates elements
   kNvfp4,           // not an MX rule: the UE4M3 scale follows the NVFP4 operation order
+  kTe,              // TransformerEngine: the nvidia code, element multiplier exp2f_rcp(code):
+                    //   code 0x00 -> 1.0 (not 2^127), 0xFE -> 0.0, otherwise 2^(127 - code)
+  kTorchaoFloor,    // torchao FLOOR: exponent field of amax - emax_elem, clamped to [-127, 128]
+                    //   (Inf amax -> 0xFD / 0xF7), NaN -> 0xFF; divides by max(2^(code-127), 2^-126)
+                    //   (code 0xFF: the bits 0x7F800000, +Inf)
+  kTorchaoCeil,     // torchao CEIL: as FLOOR with the exponent plus 1 when the mantissa is nonzero
+  kTorchaoEven,     // torchao EVEN: as FLOOR after rounding amax's mantissa at the element's
+                    //   mantissa width (1 << (22 - mbits) added, mantissa masked off)
+  kTorchaoRceil,    // torchao RCEIL (0.18): code = ceil(log2f(amax / elem_max)) + 127 clamped to
+                    //   [0, 254], NaN -> 0xFF, Inf -> 0xFE; multiplier 1.0 for code 0, NaN for
+                    //   0xFF, else 2^(127 - code); elements clamped to +-elem_max
+  kTorchaoRceil017, // torchao RCEIL (0.16, 0.17): as kTorchaoRceil but code 0xFF multiplies by 2^-128
 };
 
 /// The per-tensor (global) scale of NVFP4 (docs/semantics.md section 4.2).
@@ -38,7 +51,37 @@ enum class GlobalScale : std::uint8_t {
 /// The NVFP4 operation order: which library's arithmetic sequence is reproduced, bit for bit.
 /// The table in docs/semantics.md section 4.3 lists each order's block-scale and element-multiplier
 /// expressions; block_scale.cpp implements them one by one.
-enum class Nvfp4Order : std::uint8_t { kTe, kTrtllm, kCutlassRef, kModelopt, kTorchao };
+/// kTorchaoReciprocal is torchao from 0.17: x * ((1 / s_dec) / sf) instead of x / (s_dec * sf).
+enum class Nvfp4Order : std::uint8_t { kTe, kTrtllm, kCutlassRef, kModelopt, kTorchao, kTorchaoReciprocal };
+
+/// A clamp of the NVFP4 block scale applied after the zero-block policy, before conversion.
+enum class ScaleClamp : std::uint8_t {
+  kNone,
+  kE4m3Range,       // clamp to [2^-9, 448], the E4M3 range without zero (ModelOpt from 0.45)
+};
+
+/// How an element's prescaled fp32 value becomes its code.
+enum class ElementEncoder : std::uint8_t {
+  kDialect,         // encode() in the recipe's dialect, nearest-even, satfinite
+  kModelopt,        // ModelOpt _cast_fp4: bucket search over the E2M1 midpoints (nearest-even for
+                    //   finite values); the sign is x < 0, so -0 -> 0x0 and NaN -> 0x7
+  kTorchao,         // torchao: clamp to +-elem_max, then E2M1 by custom_fp_utils
+                    //   _f32_to_floatx_unpacked (a NaN becomes a code computed from its bits) and
+                    //   E4M3 by torch's .to(float8_e4m3fn) (NaN keeps its sign: 0x7F / 0xFF)
+};
+
+/// Multiplication order of NVFP4 dequantization (MX is elem * scale either way).
+enum class DequantOrder : std::uint8_t {
+  kElemScaleThenGlobal,    // (elem * sf) * s_dec: elem * sf is exact, one rounding
+  kElemTimesScaleProduct,  // elem * (sf * s_dec): ModelOpt, torchao (sf * s_dec rounded first)
+};
+
+/// What an NVFP4 scale byte is: the stored type of the block scale.
+enum class ScaleDecode : std::uint8_t {
+  kUnsigned,        // UE4M3 (encoded in the recipe's dialect); a byte with bit 7 set is rejected
+  kSignedE4m3,      // torch float8_e4m3fn (ModelOpt, torchao): encoded by torch's .to() (a NaN
+                    //   keeps its sign, 0x7F / 0xFF), decoded as E4M3 (0xFF -> NaN, 0x80 -> -0)
+};
 
 /// How reciprocals in the operation order are computed.
 enum class Reciprocal : std::uint8_t {
@@ -108,23 +151,41 @@ struct Recipe {
   E8m0Decode e8m0_decode = E8m0Decode::kSpec;
   bool flush_e8m0_zero = false;  // model a flush-to-zero device: E8M0 0x00 decodes to 0, not 2^-127
   Dialect dialect = Dialect::kCuda;  // conversion dialect for elements and scales (float_format.h)
+  ScaleClamp scale_clamp = ScaleClamp::kNone;
+  ElementEncoder element_encoder = ElementEncoder::kDialect;
+  DequantOrder dequant_order = DequantOrder::kElemScaleThenGlobal;
+  ScaleDecode scale_decode = ScaleDecode::kUnsigned;
+  bool e2m1_negative_zero_decodes_positive = false;  // ModelOpt's value table: code 0x8 -> +0.0
   Intermediate intermediate = Intermediate::kFp32;
   Activation activation = Activation::kNone;
   float alpha = 1.702f;  // swiglu_clamped: out = g * sigmoid(alpha * g) * (u + 1)
   float limit = 7.0f;    // swiglu_clamped: g = min(g, limit), u = clamp(u, -limit, limit)
   ExpKind exp = ExpKind::kPortable;
 
-  // Presets. Each models one library's quantizer; recipe.cpp cites the file and function.
+  // Presets. Each models one library's quantizer or one specification; recipe.cpp cites the
+  // function and version and says what distinguishes the preset from its neighbours. A library
+  // preset named "name@X.Y" reproduces release X.Y; "name" alone is the newest release modelled.
+  // docs/conformance.md lists which presets are held to a captured library output.
   static Recipe nvfp4_te();
   static Recipe nvfp4_trtllm();
   static Recipe nvfp4_cutlass_ref();
-  static Recipe nvfp4_modelopt();
-  static Recipe nvfp4_torchao();
+  static Recipe nvfp4_modelopt();  // = nvfp4_modelopt@0.47
+  static Recipe nvfp4_modelopt_043();
+  static Recipe nvfp4_modelopt_047();
+  static Recipe nvfp4_torchao();  // = nvfp4_torchao@0.18
+  static Recipe nvfp4_torchao_016();
+  static Recipe nvfp4_torchao_017();
+  static Recipe nvfp4_torchao_018();
   static Recipe mxfp4_nvidia();
   static Recipe mxfp4_ocp();
+  static Recipe mxfp4_te();
   static Recipe mxfp8_nvidia();
   static Recipe mxfp8_ocp();
+  static Recipe mxfp8_te();
   static Recipe ort_qmoe();
+  /// torchao MXTensor.to_mx modes for `element` (kFp4E2M1 -> mxfp4_torchao_<mode>, kFp8E4M3 ->
+  /// mxfp8_torchao_<mode>); `rule` is one of the kTorchao* scale rules.
+  static Recipe mx_torchao(ElementFormat element, ScaleRule rule);
 
   /// The preset called `name`; throws std::invalid_argument listing the valid names.
   static Recipe by_name(std::string_view name);
@@ -165,5 +226,9 @@ std::string_view to_string(E8m0Decode v);
 std::string_view to_string(Intermediate v);
 std::string_view to_string(Activation v);
 std::string_view to_string(ExpKind v);
+std::string_view to_string(ScaleClamp v);
+std::string_view to_string(ElementEncoder v);
+std::string_view to_string(DequantOrder v);
+std::string_view to_string(ScaleDecode v);
 
 }  // namespace mxv

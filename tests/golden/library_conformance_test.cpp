@@ -1,0 +1,219 @@
+// Every library preset held to its committed capture, byte for byte (label `conformance`;
+// docs/conformance.md). The captures in golden/libraries/ were written by tools/conformance/ from
+// the real libraries; each group names the preset that claims it. A claimed group must match in
+// every code, scale, global scale and dequantized value; a difference fails with the check
+// library's classified report. The planted-failure tests prove the comparison can fail: a wrong
+// preset, a corrupted code, a corrupted file.
+#include "mxv/golden/library_conformance.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "mxv/golden/library_capture.h"
+#include "mxv/check/gtest.h"
+
+namespace mxv::golden {
+namespace {
+
+const std::filesystem::path kCaptures = MXV_LIBRARY_CAPTURES_DIR;
+
+std::vector<std::filesystem::path> all_files() { return capture_files(kCaptures); }
+
+std::string test_name(const ::testing::TestParamInfo<std::filesystem::path>& info) {
+  std::string n = info.param.stem().string();
+  std::replace_if(n.begin(), n.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+  return n;
+}
+
+const CaptureGroup& find_group(const Capture& c, const std::string& path) {
+  for (const auto& g : c.groups) {
+    if (g.path == path) return g;
+  }
+  throw std::runtime_error("no group " + path + " in " + c.file.string());
+}
+
+class LibraryCapture : public ::testing::TestWithParam<std::filesystem::path> {};
+
+// Every group that claims a preset matches it; groups the library refused, or that no preset
+// claims, are listed (not compared). The provenance is complete.
+TEST_P(LibraryCapture, EveryClaimedGroupMatchesItsPreset) {
+  const Capture cap = read_capture(GetParam());
+  for (const auto& [key, value] : cap.provenance) EXPECT_FALSE(value.empty()) << key;
+  std::size_t claimed = 0;
+  std::size_t elements = 0;
+  std::size_t blocks = 0;
+  for (const CaptureGroup& g : cap.groups) {
+    if (g.error) {
+      std::cout << "  not compared: " << g.path << " (library refused: " << *g.error << ")\n";
+      continue;
+    }
+    if (g.block_size == 0) {  // a cast: held to an mxv conversion
+      if (g.convert && !g.convert->empty()) {
+        const GroupVerdict v = check_cast(g, *g.convert);
+        EXPECT_TRUE(v.ok()) << v.text();
+        ++claimed;
+        elements += v.elements;
+      } else {
+        ASSERT_TRUE(g.unclaimed.has_value()) << g.path << " is claimed by no conversion and gives no reason";
+        std::cout << "  not claimed: " << g.path << " (" << *g.unclaimed << ")\n";
+      }
+      continue;
+    }
+    if (g.preset.empty()) {
+      // An unclaimed group says why; silence would hide a preset that stopped claiming.
+      ASSERT_TRUE(g.unclaimed.has_value()) << g.path << " is claimed by no preset and gives no reason";
+      std::cout << "  not claimed: " << g.path << " (" << *g.unclaimed << ")\n";
+      continue;
+    }
+    const GroupVerdict v = check_group(g, Recipe::by_name(g.preset));
+    EXPECT_TRUE(v.ok()) << v.text();
+    ++claimed;
+    elements += v.elements;
+    blocks += v.blocks;
+  }
+  std::cout << "  " << GetParam().filename().string() << ": " << claimed << " groups, " << elements << " elements, "
+            << blocks << " blocks held to their presets\n";
+  EXPECT_GT(claimed, 0u) << "a capture in which no group is claimed checks nothing";
+}
+
+INSTANTIATE_TEST_SUITE_P(Captures, LibraryCapture, ::testing::ValuesIn(all_files()), test_name);
+
+TEST(LibraryCaptures, ArePresent) { EXPECT_GE(all_files().size(), 5u) << kCaptures; }
+
+// Each library preset (torchao, ModelOpt) is claimed by some capture: no such preset is unchecked.
+TEST(LibraryCaptures, EveryLibraryPresetIsClaimed) {
+  std::set<std::string> claimed;
+  for (const auto& f : all_files()) {
+    for (const auto& g : read_capture(f).groups) {
+      if (!g.preset.empty()) claimed.insert(g.preset);
+    }
+  }
+  // An alias (the unversioned name is the newest release) is covered by the versioned preset it
+  // equals field for field.
+  auto same_fields = [](Recipe a, Recipe b) {
+    a.name = b.name = "";
+    return a == b;
+  };
+  for (const auto name : Recipe::preset_names()) {
+    const std::string n(name);
+    if (n.find("torchao") == std::string::npos && n.find("modelopt") == std::string::npos) continue;
+    bool covered = claimed.count(n) > 0;
+    for (const auto& c : claimed) covered = covered || same_fields(Recipe::by_name(n), Recipe::by_name(c));
+    EXPECT_TRUE(covered) << "preset " << n << " names a library but no capture claims it (or a preset it equals)";
+  }
+}
+
+// ---- planted failures: the comparison can fail -------------------------------------------------
+
+// torchao 0.17 multiplies by (1/pts)/sf where 0.16 divides by pts*sf: held to the 0.16 preset,
+// the 0.17 capture must show tie flips.
+TEST(LibraryConformancePlanted, WrongPresetIsCaught) {
+  const Capture cap = read_capture(kCaptures / "torchao-0.17.0.h5");
+  const CaptureGroup& g = find_group(cap, "/nvfp4_two_level/ties_t1000");
+  const GroupVerdict right = check_group(g, Recipe::nvfp4_torchao_017());
+  EXPECT_TRUE(right.ok()) << right.text();
+  const GroupVerdict wrong = check_group(g, Recipe::nvfp4_torchao_016());
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_GT(wrong.reports.at(0).count(check::MismatchClass::kTieFlip) +
+                wrong.reports.at(0).count(check::MismatchClass::kBoundaryFlip),
+            0u)
+      << wrong.text();
+}
+
+// ModelOpt 0.47 clamps tiny block scales to 2^-9; the 0.43 preset stores 0x00 there.
+TEST(LibraryConformancePlanted, ModeloptVersionsAreTold) {
+  const Capture cap = read_capture(kCaptures / "modelopt-0.47.0.h5");
+  const CaptureGroup& g = find_group(cap, "/nvfp4/tiny_blocks");
+  EXPECT_TRUE(check_group(g, Recipe::nvfp4_modelopt_047()).ok());
+  EXPECT_FALSE(check_group(g, Recipe::nvfp4_modelopt_043()).ok());
+}
+
+// One flipped code nibble, one changed scale byte, one changed dequantized bit, a changed global
+// scale: each is caught and located.
+TEST(LibraryConformancePlanted, CorruptedCaptureIsCaught) {
+  const Capture cap = read_capture(kCaptures / "modelopt-0.47.0.h5");
+  const CaptureGroup& good = find_group(cap, "/nvfp4/random");
+  ASSERT_TRUE(check_group(good, Recipe::nvfp4_modelopt_047()).ok());
+
+  CaptureGroup bad = good;
+  bad.codes->data[5] ^= 0x10;
+  GroupVerdict v = check_group(bad, Recipe::nvfp4_modelopt_047());
+  ASSERT_EQ(v.reports.at(0).mismatch_count, 1u) << v.text();
+  EXPECT_EQ(v.reports.at(0).listed.at(0).byte_offset, 5);
+  EXPECT_EQ(v.reports.at(0).listed.at(0).nibble, 1);
+
+  bad = good;
+  bad.scales->data[3] = static_cast<std::uint8_t>(bad.scales->data[3] + 1);
+  v = check_group(bad, Recipe::nvfp4_modelopt_047());
+  ASSERT_EQ(v.reports.at(1).mismatch_count, 1u) << v.text();
+  EXPECT_EQ(v.reports.at(1).listed.at(0).byte_offset, 3);
+
+  bad = good;
+  *bad.global_scale ^= 1u;
+  EXPECT_EQ(check_group(bad, Recipe::nvfp4_modelopt_047()).reports.at(2).mismatch_count, 1u);
+
+  bad = good;
+  bad.dequantized->data[7] ^= 1u;
+  EXPECT_EQ(check_group(bad, Recipe::nvfp4_modelopt_047()).reports.at(3).mismatch_count, 1u);
+}
+
+// torch 2.15's E4M3 cast saturates; mxv's torch dialect (torch < 2.13) gives NaN on overflow. The
+// capture claims no conversion, and holding it to that dialect shows only NaN-class differences.
+TEST(LibraryConformancePlanted, TorchE4m3OverflowIsNotTheTorchDialect) {
+  const Capture cap = read_capture(kCaptures / "torch-casts-2.15.0.h5");
+  const CaptureGroup& g = find_group(cap, "/torch_cast/float8_e4m3fn");
+  ASSERT_TRUE(g.unclaimed.has_value());
+  const GroupVerdict v = check_cast(g, "e4m3:nearest-even:none:torch");
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.reports.at(0).count(check::MismatchClass::kNanPolicy), v.mismatches()) << v.text();
+  // Nor is it the cuda satfinite rule: that drops a NaN's sign, torch keeps it (-NaN -> 0xFF).
+  const GroupVerdict cuda = check_cast(g, "e4m3:nearest-even:finite:cuda");
+  ASSERT_EQ(cuda.mismatches(), 1u) << cuda.text();
+  EXPECT_EQ(cuda.reports.at(0).listed.at(0).actual, 0xFFu);
+  EXPECT_EQ(cuda.reports.at(0).listed.at(0).input_bits, 0xFFC00000u);
+}
+
+TEST(LibraryConformancePlanted, RefusedGroupsAreNotCompared) {
+  const Capture cap = read_capture(kCaptures / "torchao-0.18.0.h5");
+  const CaptureGroup& g = find_group(cap, "/nvfp4_two_level/partial_k");
+  ASSERT_TRUE(g.error.has_value());
+  EXPECT_THROW(check_group(g, Recipe::nvfp4_torchao()), std::invalid_argument);
+}
+
+// ---- the reader ----------------------------------------------------------------------------------
+
+TEST(LibraryCaptureReader, ReadsProvenanceAndShapes) {
+  const Capture cap = read_capture(kCaptures / "torchao-0.16.0.h5");
+  EXPECT_EQ(cap.provenance.at("library"), "torchao");
+  EXPECT_EQ(cap.provenance.at("library_version"), "0.16.0");
+  const CaptureGroup& g = find_group(cap, "/mxfp8_floor/random");
+  EXPECT_EQ(g.block_size, 32);
+  EXPECT_EQ(g.element, "e4m3");
+  EXPECT_EQ(g.preset, "mxfp8_torchao_floor");
+  ASSERT_TRUE(g.codes && g.scales && g.dequantized);
+  EXPECT_EQ(g.codes->cols, g.input.cols);  // E4M3: one byte per element
+  EXPECT_EQ(g.scales->cols, g.input.cols / 32);
+}
+
+TEST(LibraryCaptureReader, RejectsMissingAndCorruptFiles) {
+  EXPECT_THROW(read_capture(kCaptures / "no-such-capture.h5"), std::runtime_error);
+  const auto path = std::filesystem::temp_directory_path() / "mxv_corrupt_capture.h5";
+  {
+    std::ifstream in(kCaptures / "modelopt-0.43.0.h5", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    bytes.resize(bytes.size() / 3);  // truncated: the superblock survives, the objects do not
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+  EXPECT_THROW(read_capture(path), std::runtime_error);
+  std::ofstream(path, std::ios::binary) << "not an hdf5 file";
+  EXPECT_THROW(read_capture(path), std::runtime_error);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace mxv::golden

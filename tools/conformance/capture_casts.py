@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Captures torch's own float32 -> low-precision casts and ml_dtypes' astype on the same values,
+as HDF5 files under golden/libraries/ (schema: capture_file.py; docs/conformance.md).
+
+  python tools/conformance/capture_casts.py [--out DIR] [--device cpu|cuda]
+
+torch (--device picks where the cast runs; on the H200 use --device cuda):
+  x.to(torch.float8_e4m3fn), x.to(torch.float8_e8m0fnu), x.to(torch.float4_e2m1fn_x2) (the last
+  is recorded as refused when torch has no elementwise cast to it)
+ml_dtypes (CPU only, written with --device cpu):
+  x.astype(float8_e4m3fn), x.astype(float8_e8m0fnu), x.astype(float4_e2m1fn)
+
+Each group's `convert` attribute names the mxv conversion claimed to reproduce it
+(format:rounding:saturation:dialect, the names of mxv convert), or is empty with a reason.
+"""
+
+import argparse
+import os
+import sys
+
+import ml_dtypes
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from capture_file import CaptureFile  # noqa: E402
+
+F32 = np.float32
+
+
+def neighbours(values):
+    """Each value, its fp32 neighbours and its negation."""
+    out = []
+    for v in values:
+        v = F32(v)
+        out += [v, np.nextafter(v, F32(np.inf)), np.nextafter(v, F32(-np.inf)), -v]
+    return out
+
+
+def cast_inputs():
+    """Every code's value and every midpoint between neighbouring codes (+- 1 ulp), for E4M3,
+    E8M0 and E2M1, plus overflow, subnormal, zero and non-finite values."""
+    values = []
+    e4m3 = np.arange(0, 0x7F, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    values += list(e4m3) + list((e4m3[1:] + e4m3[:-1]) / 2)
+    e2m1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], dtype=np.float64)
+    values += list(e2m1) + list((e2m1[1:] + e2m1[:-1]) / 2)
+    for e in range(-127, 128, 3):
+        values += [2.0 ** e, 1.5 * 2.0 ** e, 1.25 * 2.0 ** e, 1.75 * 2.0 ** e]
+    values += [448, 464, 480, 500, 1e6, 6.5, 7, 3.4e38, 1e-40, 1e-45, 2.0 ** -127, 2.0 ** -128, 1.4e-45]
+    flat = neighbours(values) + [F32(np.inf), F32(-np.inf), F32(np.nan), F32(-0.0),
+                                 np.array([0xFFC00000], dtype=np.uint32).view(F32)[0]]
+    flat = np.array(flat, dtype=F32)
+    pad = (-flat.size) % 64
+    return np.concatenate([flat, np.zeros(pad, dtype=F32)]).reshape(-1, 64)
+
+
+# Claimed mxv conversions, or the reason none is claimed.
+TORCH_CLAIMS = {
+    "float8_e4m3fn": ("", "torch 2.15 saturates E4M3 overflow to +-448 (mxv's torch dialect models "
+                          "torch < 2.13: overflow -> NaN) and keeps a NaN's sign (the cuda rule drops "
+                          "it): no mxv dialect is this cast; see docs/conformance.md"),
+    "float8_e8m0fnu": ("e8m0:nearest-even:none:torch", None),
+}
+ML_DTYPES_CLAIMS = {
+    "float8_e4m3fn": ("e4m3:nearest-even:none:ml_dtypes", None),
+    "float8_e8m0fnu": ("e8m0:nearest-even:none:ml_dtypes", None),
+    "float4_e2m1fn": ("e2m1:nearest-even:finite:ml_dtypes", None),
+}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "..", "golden", "libraries"))
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    x = cast_inputs()
+    suffix = "" if args.device == "cpu" else f"-{args.device}"
+    version = torch.__version__.split("+")[0]
+    out = CaptureFile(os.path.join(args.out, f"torch-casts-{version}{suffix}.h5"), "torch", version,
+                      torch.__version__, args.device)
+    for name in ("float8_e4m3fn", "float8_e8m0fnu", "float4_e2m1fn_x2"):
+        convert, reason = TORCH_CLAIMS.get(name, ("", "torch has no elementwise cast to this dtype"))
+        common = dict(function=f"x.to(torch.{name})", mode="cast", element=name, block_size=0, preset="",
+                      x=x, suite="casts", convert=convert, unclaimed=reason)
+        try:
+            codes = torch.from_numpy(x).to(args.device).to(getattr(torch, name)).view(torch.uint8).cpu().numpy()
+        except Exception as e:  # no such cast in this torch
+            out.add("torch_cast", name, error=f"{type(e).__name__}: {e}", **common)
+            continue
+        out.add("torch_cast", name, codes=codes, **common)
+    out.close()
+    print(f"torch casts: {out.groups} groups")
+    if args.device != "cpu":
+        return
+    out = CaptureFile(os.path.join(args.out, f"ml_dtypes-{ml_dtypes.__version__}.h5"), "ml_dtypes",
+                      ml_dtypes.__version__, torch.__version__, "cpu")
+    for name, (convert, reason) in ML_DTYPES_CLAIMS.items():
+        codes = x.astype(getattr(ml_dtypes, name)).view(np.uint8)
+        out.add("ml_dtypes_astype", name, function=f"x.astype(ml_dtypes.{name})", mode="cast", element=name,
+                block_size=0, preset="", x=x, suite="casts", codes=codes, convert=convert, unclaimed=reason)
+    out.close()
+    print(f"ml_dtypes casts: {out.groups} groups")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Runs the installed torchao on the adversarial inputs (inputs.py) and writes a capture
+(capture_file.py) to golden/libraries/torchao-<version>.h5. docs/conformance.md says how to set up
+the environment and which mxv preset reproduces each group.
+
+  python tools/conformance/capture_torchao.py [--out DIR] [--device cpu|cuda]
+
+Functions captured (torchao.prototype.mx_formats):
+  nvfp4_two_level  NVFP4Tensor.to_nvfp4(x, block_size=16,
+                       per_tensor_scale=per_tensor_amax_to_scale(torch.max(torch.abs(x))))
+                   and .dequantize(torch.float32)
+  nvfp4_one_level  NVFP4Tensor.to_nvfp4(x, block_size=16) (no per-tensor scale)
+  mx<fp4|fp8>_<mode>  MXTensor.to_mx(x, float4_e2m1fn_x2 | float8_e4m3fn, 32,
+                       ScaleCalculationMode.<FLOOR|CEIL|EVEN|RCEIL>) and .dequantize(torch.float32)
+"""
+
+import argparse
+import os
+import sys
+import warnings
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import inputs  # noqa: E402
+from capture_file import NVFP4_UNCLAIMED, CaptureFile  # noqa: E402
+
+warnings.filterwarnings("ignore")
+
+import torchao  # noqa: E402
+from torchao.prototype.mx_formats.config import ScaleCalculationMode  # noqa: E402
+from torchao.prototype.mx_formats.mx_tensor import MXTensor  # noqa: E402
+from torchao.prototype.mx_formats.nvfp4_tensor import NVFP4Tensor, per_tensor_amax_to_scale  # noqa: E402
+
+
+def minor(version):
+    return ".".join(version.split(".")[:2])
+
+
+def nvfp4_presets(version):
+    """The mxv preset claimed for each NVFP4 mode of this torchao version ("" = none)."""
+    v = minor(version)
+    known = {"0.16", "0.17", "0.18"}
+    return {"two_level": f"nvfp4_torchao@{v}" if v in known else "", "one_level": ""}
+
+
+MX_MODES = {
+    "floor": ScaleCalculationMode.FLOOR,
+    "ceil": ScaleCalculationMode.CEIL,
+    "even": ScaleCalculationMode.EVEN,
+    "rceil": ScaleCalculationMode.RCEIL,
+}
+
+
+def u8(t):
+    return t.contiguous().view(torch.uint8).cpu().numpy()
+
+
+def f32(t):
+    return t.to(torch.float32).cpu().numpy()
+
+
+def capture_nvfp4(out, device, version):
+    presets = nvfp4_presets(version)
+    for mode, preset in presets.items():
+        function = "torchao.prototype.mx_formats.nvfp4_tensor.NVFP4Tensor.to_nvfp4(x, block_size=16" + (
+            ", per_tensor_scale=per_tensor_amax_to_scale(torch.max(torch.abs(x))))"
+            if mode == "two_level" else ")") + "; .dequantize(torch.float32)"
+        for case, x in inputs.nvfp4_cases().items():
+            xt = torch.from_numpy(x.copy()).to(device)
+            reason = NVFP4_UNCLAIMED.get(case) if preset else "no mxv preset models torchao NVFP4 without a per-tensor scale"
+            common = dict(function=function, mode=mode, element="e2m1", block_size=16, x=x, suite="nvfp4",
+                          preset="" if reason else preset, unclaimed=reason)
+            try:
+                pts = per_tensor_amax_to_scale(torch.max(torch.abs(xt))) if mode == "two_level" else None
+                t = NVFP4Tensor.to_nvfp4(xt, block_size=16, per_tensor_scale=pts)
+                deq = t.dequantize(torch.float32)
+            except Exception as e:  # the library refused the input: record why
+                out.add(f"nvfp4_{mode}", case, error=f"{type(e).__name__}: {e}", **common)
+                continue
+            out.add(f"nvfp4_{mode}", case, codes=u8(t.qdata), scales=u8(t.scale),
+                    global_scale=None if pts is None else f32(pts), dequantized=f32(deq), **common)
+
+
+def capture_mx(out, device):
+    for elem_name, elem_dtype, element in (("fp4", torch.float4_e2m1fn_x2, "e2m1"),
+                                           ("fp8", torch.float8_e4m3fn, "e4m3")):
+        for mode, scaling in MX_MODES.items():
+            preset = f"mx{elem_name}_torchao_{mode}"
+            if mode == "rceil" and minor(torchao.__version__) in ("0.16", "0.17"):
+                preset += "@0.17"  # RCEIL changed for NaN blocks in 0.18
+            function = (f"torchao.prototype.mx_formats.mx_tensor.MXTensor.to_mx(x, torch.{str(elem_dtype)[6:]}, 32, "
+                        f"ScaleCalculationMode.{scaling.name}); .dequantize(torch.float32)")
+            for case, x in inputs.mx_cases().items():
+                xt = torch.from_numpy(x.copy()).to(device)
+                common = dict(function=function, mode=mode, element=element, block_size=32, preset=preset, x=x, suite="mx")
+                try:
+                    t = MXTensor.to_mx(xt, elem_dtype, 32, scaling)
+                    deq = t.dequantize(torch.float32)
+                except Exception as e:
+                    out.add(f"mx{elem_name}_{mode}", case, error=f"{type(e).__name__}: {e}", **common)
+                    continue
+                out.add(f"mx{elem_name}_{mode}", case, codes=u8(t.qdata), scales=u8(t.scale),
+                        dequantized=f32(deq), **common)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "..", "golden", "libraries"))
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    args = parser.parse_args()
+    version = torchao.__version__.split("+")[0]
+    suffix = "" if args.device == "cpu" else f"-{args.device}"
+    path = os.path.join(args.out, f"torchao-{version}{suffix}.h5")
+    os.makedirs(args.out, exist_ok=True)
+    out = CaptureFile(path, "torchao", version, torch.__version__, args.device)
+    capture_nvfp4(out, args.device, version)
+    capture_mx(out, args.device)
+    out.close()
+    print(f"{path}: {out.groups} groups")
+
+
+if __name__ == "__main__":
+    main()

@@ -51,16 +51,14 @@ std::uint32_t log2_block(const Recipe& r) {
 
 }  // namespace
 
-// Every E2M1 preset whose dequantization is elem * scale (MX, any E8M0 decode the kernels know)
-// or (elem * sf) * s_dec with UE4M3 scales (NVFP4). The ModelOpt and torchao NVFP4 presets
+// Every E2M1 preset of Recipe::preset_names() whose dequantization is elem * scale (MX, any E8M0
+// decode the kernels know) or (elem * sf) * s_dec with UE4M3 scales (NVFP4). (The MX library
+// presets, Recipe::library_preset_names(), dequantize as elem * scale too and are accepted.) The ModelOpt and torchao NVFP4 presets
 // dequantize as elem * (sf * s_dec) with float8_e4m3fn scales (DequantOrder, ScaleDecode in
 // recipe.h): the kernels do not implement that order, so plan_dequantize rejects them.
 std::span<const std::string_view> dequantize_supported_presets() {
-  static constexpr std::array<std::string_view, 13> kSupported = {
-      "nvfp4_te",           "nvfp4_trtllm",        "nvfp4_cutlass_ref",        "mxfp4_nvidia",
-      "mxfp4_ocp",          "mxfp4_te",            "mxfp4_torchao_floor",      "mxfp4_torchao_ceil",
-      "mxfp4_torchao_even", "mxfp4_torchao_rceil", "mxfp4_torchao_rceil@0.17", "mxfp4_torchao_rceil@0.18",
-      "ort_qmoe"};
+  static constexpr std::array<std::string_view, 6> kSupported = {
+      "nvfp4_te", "nvfp4_trtllm", "nvfp4_cutlass_ref", "mxfp4_nvidia", "mxfp4_ocp", "ort_qmoe"};
   return kSupported;
 }
 

@@ -232,19 +232,28 @@ constexpr char kMxfp4Rceil018[] = "mxfp4_torchao_rceil@0.18";
 constexpr char kMxfp8Rceil018[] = "mxfp8_torchao_rceil@0.18";
 constexpr auto kFp4 = ElementFormat::kFp4E2M1;
 constexpr auto kFp8 = ElementFormat::kFp8E4M3;
+// The specification presets and one preset per library, its newest release modelled: what the
+// golden set, the kernels' declared lists and the CLI's preset lists are built from.
 constexpr std::array kPresets = {
     Preset{"nvfp4_te", &Recipe::nvfp4_te},
     Preset{"nvfp4_trtllm", &Recipe::nvfp4_trtllm},
     Preset{"nvfp4_cutlass_ref", &Recipe::nvfp4_cutlass_ref},
     Preset{"nvfp4_modelopt", &Recipe::nvfp4_modelopt},
+    Preset{"nvfp4_torchao", &Recipe::nvfp4_torchao},
+    Preset{"mxfp4_nvidia", &Recipe::mxfp4_nvidia},
+    Preset{"mxfp4_ocp", &Recipe::mxfp4_ocp},
+    Preset{"mxfp8_nvidia", &Recipe::mxfp8_nvidia},
+    Preset{"mxfp8_ocp", &Recipe::mxfp8_ocp},
+    Preset{"ort_qmoe", &Recipe::ort_qmoe},
+};
+// Release- and mode-specific library presets, each held to a captured output of that library
+// (docs/conformance.md) or, for TransformerEngine, modelled from its source.
+constexpr std::array kLibraryPresets = {
     Preset{"nvfp4_modelopt@0.43", &Recipe::nvfp4_modelopt_043},
     Preset{"nvfp4_modelopt@0.47", &Recipe::nvfp4_modelopt_047},
-    Preset{"nvfp4_torchao", &Recipe::nvfp4_torchao},
     Preset{"nvfp4_torchao@0.16", &Recipe::nvfp4_torchao_016},
     Preset{"nvfp4_torchao@0.17", &Recipe::nvfp4_torchao_017},
     Preset{"nvfp4_torchao@0.18", &Recipe::nvfp4_torchao_018},
-    Preset{"mxfp4_nvidia", &Recipe::mxfp4_nvidia},
-    Preset{"mxfp4_ocp", &Recipe::mxfp4_ocp},
     Preset{"mxfp4_te", &Recipe::mxfp4_te},
     Preset{"mxfp4_torchao_floor", &torchao_mx<kFp4, ScaleRule::kTorchaoFloor>},
     Preset{"mxfp4_torchao_ceil", &torchao_mx<kFp4, ScaleRule::kTorchaoCeil>},
@@ -252,8 +261,6 @@ constexpr std::array kPresets = {
     Preset{"mxfp4_torchao_rceil", &torchao_mx<kFp4, ScaleRule::kTorchaoRceil>},
     Preset{"mxfp4_torchao_rceil@0.17", &torchao_mx<kFp4, ScaleRule::kTorchaoRceil017>},
     Preset{"mxfp4_torchao_rceil@0.18", &torchao_mx_named<kFp4, ScaleRule::kTorchaoRceil, kMxfp4Rceil018>},
-    Preset{"mxfp8_nvidia", &Recipe::mxfp8_nvidia},
-    Preset{"mxfp8_ocp", &Recipe::mxfp8_ocp},
     Preset{"mxfp8_te", &Recipe::mxfp8_te},
     Preset{"mxfp8_torchao_floor", &torchao_mx<kFp8, ScaleRule::kTorchaoFloor>},
     Preset{"mxfp8_torchao_ceil", &torchao_mx<kFp8, ScaleRule::kTorchaoCeil>},
@@ -261,15 +268,18 @@ constexpr std::array kPresets = {
     Preset{"mxfp8_torchao_rceil", &torchao_mx<kFp8, ScaleRule::kTorchaoRceil>},
     Preset{"mxfp8_torchao_rceil@0.17", &torchao_mx<kFp8, ScaleRule::kTorchaoRceil017>},
     Preset{"mxfp8_torchao_rceil@0.18", &torchao_mx_named<kFp8, ScaleRule::kTorchaoRceil, kMxfp8Rceil018>},
-    Preset{"ort_qmoe", &Recipe::ort_qmoe},
 };
-constexpr std::array<std::string_view, kPresets.size()> preset_name_list() {
-  std::array<std::string_view, kPresets.size()> names{};
-  for (std::size_t i = 0; i < kPresets.size(); ++i) names[i] = kPresets[i].name;
+template <std::size_t N>
+constexpr std::array<std::string_view, N> names_of(const std::array<Preset, N>& presets) {
+  std::array<std::string_view, N> names{};
+  for (std::size_t i = 0; i < N; ++i) names[i] = presets[i].name;
   return names;
 }
-constexpr auto kPresetNames = preset_name_list();
+constexpr auto kPresetNames = names_of(kPresets);
+constexpr auto kLibraryPresetNames = names_of(kLibraryPresets);
 }  // namespace
+
+std::span<const std::string_view> Recipe::library_preset_names() { return kLibraryPresetNames; }
 
 std::span<const std::string_view> Recipe::preset_names() { return kPresetNames; }
 
@@ -277,9 +287,16 @@ Recipe Recipe::by_name(std::string_view name) {
   for (const Preset& p : kPresets) {
     if (p.name == name) return p.make();
   }
+  for (const Preset& p : kLibraryPresets) {
+    if (p.name == name) return p.make();
+  }
   std::string valid;
   for (const auto n : kPresetNames) {
     if (!valid.empty()) valid += ", ";
+    valid += n;
+  }
+  for (const auto n : kLibraryPresetNames) {
+    valid += ", ";
     valid += n;
   }
   throw std::invalid_argument("recipe: unknown preset '" + std::string(name) + "'; valid presets: " + valid);

@@ -220,9 +220,7 @@ TEST_P(DequantizePlan, AcceptsExactlyTheDeclaredPresets) {
   const std::vector<std::string> declared(list.begin(), list.end());
   EXPECT_EQ(accepted, declared);
   EXPECT_EQ(declared, (std::vector<std::string>{"nvfp4_te", "nvfp4_trtllm", "nvfp4_cutlass_ref", "mxfp4_nvidia",
-                                                "mxfp4_ocp", "mxfp4_te", "mxfp4_torchao_floor", "mxfp4_torchao_ceil",
-                                                "mxfp4_torchao_even", "mxfp4_torchao_rceil", "mxfp4_torchao_rceil@0.17",
-                                                "mxfp4_torchao_rceil@0.18", "ort_qmoe"}));
+                                                "mxfp4_ocp", "ort_qmoe"}));
 }
 
 TEST_P(DequantizePlan, RejectsBadArguments) {

@@ -99,7 +99,9 @@ TEST(LibraryCaptures, EveryLibraryPresetIsClaimed) {
     a.name = b.name = "";
     return a == b;
   };
-  for (const auto name : Recipe::preset_names()) {
+  std::vector<std::string_view> names(Recipe::preset_names().begin(), Recipe::preset_names().end());
+  names.insert(names.end(), Recipe::library_preset_names().begin(), Recipe::library_preset_names().end());
+  for (const auto name : names) {
     const std::string n(name);
     if (n.find("torchao") == std::string::npos && n.find("modelopt") == std::string::npos) continue;
     bool covered = claimed.count(n) > 0;
@@ -131,6 +133,21 @@ TEST(LibraryConformancePlanted, ModeloptVersionsAreTold) {
   const CaptureGroup& g = find_group(cap, "/nvfp4/tiny_blocks");
   EXPECT_TRUE(check_group(g, Recipe::nvfp4_modelopt_047()).ok());
   EXPECT_FALSE(check_group(g, Recipe::nvfp4_modelopt_043()).ok());
+}
+
+// The dequantize order is seen on real data: ModelOpt's elem * (sf * s2) held to the
+// (elem * sf) * s_dec order of the other presets differs in the last bit somewhere.
+TEST(LibraryConformancePlanted, DequantizeOrderIsSeen) {
+  const Capture cap = read_capture(kCaptures / "modelopt-0.47.0.h5");
+  const CaptureGroup& g = find_group(cap, "/nvfp4/random");
+  Recipe other_order = Recipe::nvfp4_modelopt_047();
+  other_order.dequant_order = DequantOrder::kElemScaleThenGlobal;
+  const GroupVerdict v = check_group(g, other_order);
+  EXPECT_GT(v.reports.at(3).mismatch_count, 0u);
+  EXPECT_EQ(v.reports.at(0).mismatch_count + v.reports.at(1).mismatch_count, 0u);  // quantize unchanged
+  Recipe negative_zero = Recipe::nvfp4_modelopt_047();
+  negative_zero.e2m1_negative_zero_decodes_positive = false;
+  EXPECT_GT(check_group(g, negative_zero).reports.at(3).count(check::MismatchClass::kSignOfZero), 0u);
 }
 
 // One flipped code nibble, one changed scale byte, one changed dequantized bit, a changed global

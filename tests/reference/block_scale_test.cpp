@@ -217,6 +217,64 @@ TEST(BlockScaleNvfp4, PresetsAgreeAwayFromMidpoints) {
   }
 }
 
+// TransformerEngine's exp2f_rcp (mxfp4_te, source-modelled): block amax 6 * 2^-128 = 1.5 * 2^-126.
+// amax * fl(1/6) = 2^-128 * (1 + 2^-25) rounds to the subnormal 2^-128; round-up to E8M0 gives
+// 0x00 (2^-127) for both rules. nvidia divides by 2^-127: 1.5 * 2^-126 -> 3.0 (0x5), -3 * 2^-128
+// -> -1.5 (0xB). TE multiplies by 1.0 for code 0x00: both stay tiny and become +-0 (0x0, 0x8).
+// Inf amax: Inf * fl(1/6) = Inf -> satfinite 0xFE; TE's multiplier (254 - 254) << 23 = +0.0, so
+// finite elements become 0 and Inf * 0 = NaN -> cuda E2M1 NaN 0x7. TE dequantize (exp2f):
+// 0x00 -> 0.0, 0xFF -> +Inf.
+TEST(BlockScaleMx, TeMultipliesCodeZeroByOne) {
+  const float a = std::ldexp(1.5f, -126);
+  const float b = std::ldexp(-3.0f, -128);
+  const auto nv = run_block(Recipe::mxfp4_nvidia(), {a, b}, 0);
+  const auto te = run_block(Recipe::mxfp4_te(), {a, b}, 0);
+  EXPECT_EQ(nv.scale.code, 0x00);
+  EXPECT_EQ(te.scale.code, 0x00);
+  EXPECT_EQ(nv.codes, (std::vector<std::uint8_t>{0x5, 0xB}));
+  EXPECT_EQ(te.codes, (std::vector<std::uint8_t>{0x0, 0x8}));
+  const auto inf = run_block(Recipe::mxfp4_te(), {INFINITY, 3.0f}, 0);
+  EXPECT_EQ(inf.scale.code, 0xFE);
+  EXPECT_EQ(inf.scale.factor, 0.0f);
+  EXPECT_EQ(inf.codes, (std::vector<std::uint8_t>{0x7, 0x0}));
+  EXPECT_EQ(decode_scale(Recipe::mxfp4_te(), 0x00), 0.0f);
+  EXPECT_EQ(decode_scale(Recipe::mxfp4_te(), 0xFF), INFINITY);
+}
+
+// torchao FLOOR (mx_tensor.py to_mx): amax Inf has exponent field 255 -> 128 - 2 = 126 -> 0xFD
+// (E2M1) and 128 - 8 = 120 -> 0xF7 (E4M3), elements divided by 2^126 / 2^120 (finite -> 0).
+// Code 0x00 (amax 2^-127, field 0 -> -127 - 2 clamped to -127) divides by 2^-126 (the fp32
+// (0 << 23) = 0 clamped up to the smallest normal): 2^-127 / 2^-126 = 0.5 -> 0x1 (the OCP preset
+// divides by 2^-127: 1.0 -> 0x2).
+TEST(BlockScaleMx, TorchaoFloorInfAndTinyBlocks) {
+  const Recipe fp4 = Recipe::by_name("mxfp4_torchao_floor");
+  const Recipe fp8 = Recipe::by_name("mxfp8_torchao_floor");
+  EXPECT_EQ(run_block(fp4, {INFINITY, 1.0f}, 0).scale.code, 0xFD);
+  EXPECT_EQ(run_block(fp4, {INFINITY, 1.0f}, 0).codes[1], 0x0);
+  EXPECT_EQ(run_block(fp8, {-INFINITY, 1.0f}, 0).scale.code, 0xF7);
+  const float tiny = std::ldexp(1.0f, -127);
+  EXPECT_EQ(run_block(fp4, {tiny}, 0).scale.code, 0x00);
+  EXPECT_EQ(run_block(fp4, {tiny}, 0).codes[0], 0x1);
+  EXPECT_EQ(run_block(Recipe::mxfp4_ocp(), {tiny}, 0).codes[0], 0x2);
+}
+
+// torchao RCEIL: descale = amax / 6 in fp32. amax = 6 * (1 + 2^-22) (two ulps above 6):
+// descale = 1 + 2^-22 (exact), log2 = 2^-22 / ln 2 ~ 3.4e-7 > 0 -> ceil 1 -> 0x80. amax one ulp
+// above 6 * 2^-21 (= 1.5 * 2^-19 + 2^-42): descale = 2^-21 (1 + 2^-23 * 2/3) rounds to
+// 2^-21 (1 + 2^-23); log2 = -21 + 1.7e-7 rounds to -21 in fp32 (half an ulp of 21 is 9.5e-7) ->
+// ceil -21 -> code 106 (0x6A), one binade below the round-up rule: amax * fl(1/6) =
+// 2^-21 (1 + 0.92 * 2^-23) -> 2^-21 (1 + 2^-23) -> RP 2^-20 (0x6B). Element: amax * 2^21 =
+// 6 + 2^-21 -> 0x7.
+TEST(BlockScaleMx, TorchaoRceilLog2InFp32) {
+  const Recipe r = Recipe::by_name("mxfp4_torchao_rceil");
+  EXPECT_EQ(run_block(r, {6.0f * (1.0f + 0x1p-22f)}, 0).scale.code, 0x80);
+  const float amax = std::nextafter(std::ldexp(1.5f, -19), 1.0f);
+  const auto b = run_block(r, {amax}, 0);
+  EXPECT_EQ(b.scale.code, 0x6A);
+  EXPECT_EQ(b.codes[0], 0x7);
+  EXPECT_EQ(run_block(Recipe::mxfp4_nvidia(), {amax}, 0).scale.code, 0x6B);
+}
+
 // Decode quirks: spec E8M0 0x00 = 2^-127 (subnormal), 0xFF NaN; ort_qmoe 0 and +Inf; FTZ 0.
 TEST(BlockScaleDecode, E8m0Quirks) {
   EXPECT_EQ(decode_scale(Recipe::mxfp4_ocp(), 0x00), std::ldexp(1.0f, -127));

@@ -20,6 +20,12 @@ TEST(Recipe, EveryPresetByNameKeepsItsName) {
     EXPECT_NE(to_string(r).find(std::string(name)), std::string::npos);
     names.insert(std::string(name));
   }
+  for (const auto name : Recipe::library_preset_names()) {
+    const Recipe r = Recipe::by_name(name);
+    EXPECT_EQ(r.name, name);
+    EXPECT_NO_THROW(r.validate()) << name;
+    names.insert(std::string(name));
+  }
   EXPECT_EQ(names.size(), 29u);
   EXPECT_EQ(Recipe::preset_names()[0], "nvfp4_te");
   EXPECT_EQ(Recipe{}, Recipe::nvfp4_te());  // the default

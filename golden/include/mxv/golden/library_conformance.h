@@ -1,7 +1,7 @@
 // Holds a preset to a library capture (library_capture.h), byte for byte: the preset quantizes
 // the captured input and must produce the library's codes, block scales and global scale; the
 // preset dequantizes the library's own outputs and must produce the library's dequantized values.
-// Every difference comes back as a check-library report (mxv/reference/check.h), so a failure
+// Every difference comes back as a check-library report (mxv/check/check.h), so a failure
 // says which element, which class of difference (tie-flip, nan-policy, scale-off-codes, ...) and
 // the pre-rounding value. docs/conformance.md lists the captures and the presets that claim them.
 #pragma once

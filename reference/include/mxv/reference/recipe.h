@@ -189,8 +189,13 @@ struct Recipe {
 
   /// The preset called `name`; throws std::invalid_argument listing the valid names.
   static Recipe by_name(std::string_view name);
-  /// Names of all presets, default (nvfp4_te) first.
+  /// The specification presets and one per library (its newest release), default (nvfp4_te)
+  /// first: what the golden set, the kernels' declared lists and the CLI lists are built from.
   static std::span<const std::string_view> preset_names();
+  /// The release- and mode-specific library presets ("nvfp4_torchao@0.16", "mxfp4_torchao_even",
+  /// "mxfp4_te", ...), each held to a captured library output (docs/conformance.md) or, for
+  /// TransformerEngine, modelled from its source. by_name accepts these too.
+  static std::span<const std::string_view> library_preset_names();
 
   /// Throws std::invalid_argument naming the field and the rule when fields contradict each
   /// other (e.g. an E8M0 scale with an NVFP4 order, a block size of 0).

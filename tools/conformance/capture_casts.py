@@ -14,7 +14,6 @@ Each group's `convert` attribute names the mxv conversion claimed to reproduce i
 (format:rounding:saturation:dialect, the names of mxv convert), or is empty with a reason.
 """
 
-import argparse
 import os
 import sys
 
@@ -23,7 +22,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from capture_file import CaptureFile  # noqa: E402
+from capture_file import CaptureFile, capture_path, parse_args  # noqa: E402
 
 F32 = np.float32
 
@@ -70,16 +69,10 @@ ML_DTYPES_CLAIMS = {
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "..", "golden", "libraries"))
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
-    args = parser.parse_args()
-    os.makedirs(args.out, exist_ok=True)
+    args = parse_args(__doc__)
     x = cast_inputs()
-    suffix = "" if args.device == "cpu" else f"-{args.device}"
     version = torch.__version__.split("+")[0]
-    out = CaptureFile(os.path.join(args.out, f"torch-casts-{version}{suffix}.h5"), "torch", version,
-                      torch.__version__, args.device)
+    out = CaptureFile(capture_path(args, "torch-casts", version), "torch", version, torch.__version__, args.device)
     for name in ("float8_e4m3fn", "float8_e8m0fnu", "float4_e2m1fn_x2"):
         convert, reason = TORCH_CLAIMS.get(name, ("", "torch has no elementwise cast to this dtype"))
         common = dict(function=f"x.to(torch.{name})", mode="cast", element=name, block_size=0, preset="",

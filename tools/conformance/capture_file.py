@@ -26,7 +26,9 @@ and datasets (floats stored as their uint32 bit patterns, so NaN payloads surviv
   dequantized   uint32 [rows, K]       the library's fp32 dequantization of its own output
 """
 
+import argparse
 import datetime
+import os
 import platform
 import shlex
 import sys
@@ -50,6 +52,22 @@ def _dataset(group, name, data):
         group.create_dataset(name, data=data, compression="gzip", compression_opts=9, shuffle=True)
     else:
         group.create_dataset(name, data=data)
+
+
+def parse_args(doc):
+    """The options every capture script takes: --out DIR (default golden/libraries) and --device."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                                      "golden", "libraries"))
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    return parser.parse_args()
+
+
+def capture_path(args, stem, version):
+    """<out>/<stem>-<version>[-<device>].h5 (CPU captures carry no device suffix)."""
+    os.makedirs(args.out, exist_ok=True)
+    suffix = "" if args.device == "cpu" else f"-{args.device}"
+    return os.path.normpath(os.path.join(args.out, f"{stem}-{version}{suffix}.h5"))
 
 
 def f32_bits(a):

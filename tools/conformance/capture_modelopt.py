@@ -10,7 +10,6 @@ Function captured (modelopt.torch.quantization.qtensor.nvfp4_tensor):
          qtensor.dequantize(torch.float32, scale=..., double_scale=scale_2, block_sizes={-1: 16})
 """
 
-import argparse
 import os
 import sys
 import warnings
@@ -19,7 +18,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import inputs  # noqa: E402
-from capture_file import NVFP4_UNCLAIMED, CaptureFile  # noqa: E402
+from capture_file import NVFP4_UNCLAIMED, CaptureFile, capture_path, parse_args  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -37,14 +36,9 @@ def preset_for(version):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "..", "golden", "libraries"))
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
-    args = parser.parse_args()
+    args = parse_args(__doc__)
     version = modelopt.__version__.split("+")[0]
-    suffix = "" if args.device == "cpu" else f"-{args.device}"
-    path = os.path.join(args.out, f"modelopt-{version}{suffix}.h5")
-    os.makedirs(args.out, exist_ok=True)
+    path = capture_path(args, "modelopt", version)
     out = CaptureFile(path, "nvidia-modelopt", version, torch.__version__, args.device)
     preset = preset_for(version)
     if args.device == "cpu":

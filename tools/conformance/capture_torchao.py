@@ -14,7 +14,6 @@ Functions captured (torchao.prototype.mx_formats):
                        ScaleCalculationMode.<FLOOR|CEIL|EVEN|RCEIL>) and .dequantize(torch.float32)
 """
 
-import argparse
 import os
 import sys
 import warnings
@@ -23,7 +22,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import inputs  # noqa: E402
-from capture_file import NVFP4_UNCLAIMED, CaptureFile  # noqa: E402
+from capture_file import NVFP4_UNCLAIMED, CaptureFile, capture_path, parse_args  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -105,14 +104,9 @@ def capture_mx(out, device):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "..", "golden", "libraries"))
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
-    args = parser.parse_args()
+    args = parse_args(__doc__)
     version = torchao.__version__.split("+")[0]
-    suffix = "" if args.device == "cpu" else f"-{args.device}"
-    path = os.path.join(args.out, f"torchao-{version}{suffix}.h5")
-    os.makedirs(args.out, exist_ok=True)
+    path = capture_path(args, "torchao", version)
     out = CaptureFile(path, "torchao", version, torch.__version__, args.device)
     capture_nvfp4(out, args.device, version)
     capture_mx(out, args.device)

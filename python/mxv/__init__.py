@@ -1,0 +1,35 @@
+"""mxv: bit-exact reference models and a classifying checker for block-scaled low-precision
+formats (MXFP4, NVFP4, MXFP8), for numpy arrays and CPU torch tensors.
+
+    import mxv
+    q = mxv.quantize(x, "nvfp4_te")                  # elements, scales, global_scale, ...
+    mxv.testing.assert_quantize_equal(x, my_elements, my_scales, my_global_scale, recipe="nvfp4_te")
+
+docs/packages.md describes the module; docs/semantics.md the formats and recipes.
+"""
+
+from __future__ import annotations
+
+import os as _os
+
+from . import _core, testing
+from ._core import Mismatch, Recipe, Report, class_names, preset_names
+from .check import CHECK_LAYOUTS, CODE_KINDS, QuantizeCheck, check, check_quantize
+from .formats import DIALECTS, FORMATS, ROUNDINGS, SATURATIONS, decode, encode, pack_e2m1, unpack_e2m1
+from .quantize import (SCALE_LAYOUTS, Quantized, arrange_scales, dequantize, gather_scales, quantize,
+                       scale_buffer_size, swiglu_quantize)
+
+__version__ = _core.__version__
+
+# The rcp.approx capture ships in the package (nvfp4_trtllm); MXV_RCP_APPROX_TABLE, when set, wins
+# (reference/include/mxv/reference/rcp_approx.h lists the rules).
+_table = _os.path.join(_os.path.dirname(__file__), "rcp_approx_ftz_f32_sm90.bin")
+if not _os.environ.get("MXV_RCP_APPROX_TABLE") and _os.path.exists(_table):
+    _core.set_rcp_approx_table(_table)
+
+__all__ = [
+    "CHECK_LAYOUTS", "CODE_KINDS", "DIALECTS", "FORMATS", "Mismatch", "QuantizeCheck", "Quantized", "ROUNDINGS",
+    "Recipe", "Report", "SATURATIONS", "SCALE_LAYOUTS", "arrange_scales", "check", "check_quantize", "class_names",
+    "decode", "dequantize", "encode", "gather_scales", "pack_e2m1", "preset_names", "quantize", "scale_buffer_size",
+    "swiglu_quantize", "testing", "unpack_e2m1",
+]

@@ -1,0 +1,75 @@
+"""Turning what callers pass (numpy arrays, ml_dtypes bfloat16 arrays, torch tensors, anything
+with ``__array__``) into the raw little-endian byte buffers that mxv._core takes."""
+
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+import numpy as np
+
+_WIDE_TYPES = ("fp32", "bf16", "fp16")
+
+
+def _from_torch(x: Any) -> Tuple[np.ndarray, Optional[str]]:
+    """A torch tensor on the host as numpy; bf16 as its uint16 bits. CUDA tensors are copied to
+    the host first (docs/packages.md)."""
+    import torch  # only reached for torch tensors
+
+    t = x.detach()
+    if t.device.type != "cpu":
+        t = t.cpu()
+    if t.dtype == torch.bfloat16:
+        return t.contiguous().view(torch.int16).numpy().view(np.uint16), "bf16"
+    return t.contiguous().numpy(), None
+
+
+def as_array(x: Any) -> Tuple[np.ndarray, Optional[str]]:
+    """``x`` as a C-contiguous numpy array, and "bf16" when its values are bf16 bit patterns."""
+    if type(x).__module__.startswith("torch"):
+        arr, wide = _from_torch(x)
+    else:
+        arr, wide = np.asarray(x), None
+    if arr.dtype.name == "bfloat16":  # ml_dtypes.bfloat16
+        arr, wide = arr.view(np.uint16), "bf16"
+    return np.ascontiguousarray(arr), wide
+
+
+def wide_input(x: Any, input_type: Optional[str]) -> Tuple[np.ndarray, str, Tuple[int, ...]]:
+    """(bytes, type name, shape) of an activation tensor. float32 -> fp32, float16 -> fp16,
+    bfloat16 -> bf16; uint16 bit patterns need input_type='bf16' or 'fp16'. Other dtypes (float64
+    included: it would be rounded on the way) raise ValueError."""
+    arr, wide = as_array(x)
+    if input_type is not None and input_type not in _WIDE_TYPES:
+        raise ValueError(f"input_type: expected one of {', '.join(_WIDE_TYPES)}, got '{input_type}'")
+    if wide is None:
+        if arr.dtype == np.float32:
+            wide = "fp32"
+        elif arr.dtype == np.float16:
+            wide = "fp16"
+        elif arr.dtype == np.uint16 and input_type in ("bf16", "fp16"):
+            wide = input_type
+        else:
+            raise ValueError(
+                f"input dtype {arr.dtype} is not float32, float16 or bfloat16 (uint16 bit patterns need "
+                "input_type='bf16' or 'fp16'); convert explicitly, mxv never rounds an input silently")
+    if input_type is not None and input_type != wide:
+        raise ValueError(f"input_type '{input_type}' does not match the data ({wide})")
+    return raw_bytes(arr), wide, tuple(arr.shape)
+
+
+def raw_bytes(x: Any) -> np.ndarray:
+    """The bytes of ``x`` (any dtype) as a 1-D uint8 array, in C order."""
+    arr, _ = as_array(x)
+    return arr.reshape(-1).view(np.uint8)
+
+
+def matrix_shape(shape: Tuple[int, ...], what: str) -> Tuple[int, int]:
+    """(rows, cols) of a 1-D (one row) or 2-D tensor; leading dimensions fold into rows."""
+    if len(shape) == 0:
+        raise ValueError(f"{what}: a scalar is not a tensor of rows")
+    if len(shape) == 1:
+        return 1, int(shape[0])
+    rows = 1
+    for d in shape[:-1]:
+        rows *= int(d)
+    return rows, int(shape[-1])

@@ -1,0 +1,23 @@
+// One bind function per concept of mxv._core (module.cpp calls them in order).
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace mxv {
+class RcpApproxTable;
+}
+
+namespace mxv::python {
+
+namespace nb = nanobind;
+
+/// The rcp.approx table shipped in the wheel, once mxv/__init__.py has loaded it
+/// (set_rcp_approx_table); null: the C++ default rules (rcp_approx.h).
+const RcpApproxTable* bundled_rcp_table();
+
+void bind_formats(nanobind::module_& m);   // formats.cpp: encode / decode
+void bind_recipe(nanobind::module_& m);    // recipe.cpp: Recipe
+void bind_quantize(nanobind::module_& m);  // quantize.cpp: quantize, dequantize, swiglu, layouts
+void bind_check(nanobind::module_& m);     // check.cpp: Report, compare, check_quantize
+
+}  // namespace mxv::python

@@ -2,7 +2,6 @@
 // compare() on byte buffers, and check_quantize(), which runs the reference quantizer and compares
 // a candidate's elements, scales and global scale with it, explained by the reference's
 // intermediates (check/quantize_specs/include/mxv/check/quantize_specs.h).
-#include <nanobind/stl/array.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -132,11 +131,15 @@ void bind_check(nb::module_& m) {
       .def_prop_ro("region", [](const Mismatch& x) { return region_name(x.region); })
       .def_ro("byte_offset", &Mismatch::byte_offset)
       .def_ro("nibble", &Mismatch::nibble)
-      .def_ro("coord", &Mismatch::coord, "(batch, row, col)")
+      .def_prop_ro("coord", [](const Mismatch& x) { return nb::make_tuple(x.coord[0], x.coord[1], x.coord[2]); },
+                   "(batch, row, col)")
       .def_ro("expected", &Mismatch::expected)
       .def_ro("actual", &Mismatch::actual)
       .def_ro("k", &Mismatch::k)
-      .def_ro("found_at", &Mismatch::found_at)
+      .def_prop_ro("found_at", [](const Mismatch& x) -> nb::object {
+        if (!x.found_at) return nb::none();
+        return nb::make_tuple((*x.found_at)[0], (*x.found_at)[1], (*x.found_at)[2]);
+      }, "layout-permutation: (batch, row, col) where the actual value was expected, else None")
       .def_ro("input_bits", &Mismatch::input_bits)
       .def_ro("pre_rounding", &Mismatch::pre_rounding)
       .def_ro("block_amax", &Mismatch::block_amax)

@@ -1,0 +1,79 @@
+"""mxv.quantize / dequantize / swiglu_quantize / scale layouts, checked against decoding by hand
+and against each other."""
+
+import numpy as np
+import pytest
+
+import mxv
+
+SEED = 1401  # every random input below comes from this seed
+
+
+def inputs(rows, cols, seed=SEED):
+    return (np.random.default_rng(seed).standard_normal((rows, cols)) * 3).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", mxv.preset_names())
+def test_every_preset_quantizes_and_dequantizes_by_hand(name):
+    x = inputs(5, 64)
+    q = mxv.quantize(x, name)
+    r = mxv.Recipe(name)
+    fmt = r.element
+    codes = mxv.unpack_e2m1(q.elements, 64) if r.element_bits == 4 else q.elements
+    elems = mxv.decode(codes, fmt)
+    scales = mxv.decode(q.scale_codes, r.scale).astype(np.float32)
+    if r.e8m0_decode == "ort_qmoe":
+        pytest.skip("ort_qmoe decodes E8M0 0x00 / 0xFF its own way (checked by the C++ tests)")
+    by_hand = elems * np.repeat(scales, r.block_size, axis=1)[:, :64] * q.global_scale[0]
+    assert np.array_equal(q.dequantize(), by_hand.astype(np.float32)), f"seed {SEED}"
+
+
+def test_swizzled_scales_are_the_linear_ones_rearranged():
+    x = inputs(130, 48)
+    lin = mxv.quantize(x, "nvfp4_te")
+    swz = mxv.quantize(x, "nvfp4_te", scale_layout="swizzled128x4")
+    assert np.array_equal(lin.elements, swz.elements)
+    assert swz.scales.size == mxv.scale_buffer_size("swizzled128x4", 130, 3) == 2 * 128 * 4
+    assert np.array_equal(mxv.gather_scales(swz.scales, "swizzled128x4", 130, 3), lin.scales)
+    assert np.array_equal(mxv.arrange_scales(lin.scales, "swizzled128x4"), swz.scales)
+
+
+def test_grouped_rows_and_a_calibrated_amax():
+    x = inputs(10, 32)
+    q = mxv.quantize(x, "nvfp4_te", group_counts=[3, 0, 7], scale_per_group=True, scale_layout="swizzled128x4")
+    assert q.global_scale.shape == (3,)
+    assert q.scales.size == mxv.scale_buffer_size("swizzled128x4", 10, 2, group_counts=[3, 0, 7])
+    fixed = mxv.quantize(x, "nvfp4_te", tensor_amax=2688.0)
+    assert fixed.global_scale.tolist() == [1.0]
+
+
+def test_inputs_as_bf16_bits_and_torch_tensors():
+    x = inputs(4, 32)
+    bits = (x.view(np.uint32) >> 16).astype(np.uint16)
+    widened = (bits.astype(np.uint32) << 16).view(np.float32)
+    a = mxv.quantize(bits, "mxfp8_ocp", input_type="bf16")
+    b = mxv.quantize(widened, "mxfp8_ocp")
+    assert np.array_equal(a.elements, b.elements) and np.array_equal(a.scales, b.scales)
+    torch = pytest.importorskip("torch")
+    t = torch.from_numpy(widened).to(torch.bfloat16)
+    c = mxv.quantize(t, "mxfp8_ocp")
+    assert np.array_equal(c.elements, b.elements)
+
+
+def test_swiglu_quantize_fused_bf16_intermediate_equals_unfused():
+    gate_up = inputs(6, 64)
+    r = mxv.Recipe("nvfp4_te", intermediate="bf16", activation="silu")
+    fused = mxv.swiglu_quantize(gate_up, r, fused=True)
+    unfused = mxv.swiglu_quantize(gate_up, r, fused=False)
+    assert fused.activated.shape == (6, 32)
+    assert np.array_equal(fused.elements, unfused.elements)
+    assert np.array_equal(fused.scales, unfused.scales)
+
+
+def test_bad_shapes_raise_value_error():
+    with pytest.raises(ValueError):
+        mxv.quantize(inputs(4, 32), "nvfp4_te", group_counts=[1, 1])
+    with pytest.raises(ValueError, match="2\\*I"):
+        mxv.swiglu_quantize(inputs(2, 33))
+    with pytest.raises(ValueError):
+        mxv.quantize(inputs(4, 32), "nvfp4_te", scale_layout="diagonal")

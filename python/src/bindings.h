@@ -3,9 +3,12 @@
 
 #include <nanobind/nanobind.h>
 
-namespace mxv {
-class RcpApproxTable;
-}
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mxv/reference/quantize.h"
 
 namespace mxv::python {
 
@@ -14,6 +17,10 @@ namespace nb = nanobind;
 /// The rcp.approx table shipped in the wheel, once mxv/__init__.py has loaded it
 /// (set_rcp_approx_table); null: the C++ default rules (rcp_approx.h).
 const RcpApproxTable* bundled_rcp_table();
+
+/// The quantizer's options from the module's arguments, with the bundled rcp.approx table.
+QuantizeOptions quantize_options(const std::string& scale_layout, const std::vector<std::int64_t>& group_counts,
+                                 bool scale_per_group, std::optional<float> tensor_amax);
 
 void bind_formats(nanobind::module_& m);   // formats.cpp: encode / decode
 void bind_recipe(nanobind::module_& m);    // recipe.cpp: Recipe

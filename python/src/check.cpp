@@ -87,12 +87,7 @@ std::vector<Report> check_quantize(const Recipe& recipe, const Bytes& x, const s
                                    const std::vector<std::int64_t>& group_counts, bool scale_per_group,
                                    std::optional<float> tensor_amax, std::optional<int> sentinel,
                                    std::uint32_t boundary_ulps, std::size_t max_listed) {
-  QuantizeOptions qo;
-  qo.scale_layout = scale_layout_by_name(scale_layout);
-  qo.group_counts = group_counts;
-  qo.scale_per_group = scale_per_group;
-  qo.tensor_amax = tensor_amax;
-  qo.rcp_table = bundled_rcp_table();
+  const QuantizeOptions qo = quantize_options(scale_layout, group_counts, scale_per_group, tensor_amax);
   const WideType type = wide_type_by_name(input_type);
   const QuantizedActivations q = quantize_activations(recipe, type, span_of(x), rows, cols, qo);
   // The raw input bits explain NaN and sign-of-zero mismatches.

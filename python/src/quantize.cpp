@@ -66,12 +66,7 @@ nb::dict as_dict(QuantizedActivations&& q) {
 nb::dict quantize_buffer(const Recipe& recipe, const Bytes& x, const std::string& input_type, std::int64_t rows,
                          std::int64_t cols, const std::string& scale_layout, const std::vector<std::int64_t>& group_counts,
                          bool scale_per_group, std::optional<float> tensor_amax) {
-  QuantizeOptions options;
-  options.scale_layout = scale_layout_by_name(scale_layout);
-  options.group_counts = group_counts;
-  options.scale_per_group = scale_per_group;
-  options.tensor_amax = tensor_amax;
-  options.rcp_table = bundled_rcp_table();
+  const QuantizeOptions options = quantize_options(scale_layout, group_counts, scale_per_group, tensor_amax);
   return as_dict(quantize_activations(recipe, wide_type_by_name(input_type), span_of(x), rows, cols, options));
 }
 
@@ -119,6 +114,17 @@ nb::dict swiglu_quantize_buffer(const Recipe& recipe, const Bytes& x, const std:
 }  // namespace
 
 const RcpApproxTable* bundled_rcp_table() { return bundled_rcp_table_slot().get(); }
+
+QuantizeOptions quantize_options(const std::string& scale_layout, const std::vector<std::int64_t>& group_counts,
+                                 bool scale_per_group, std::optional<float> tensor_amax) {
+  QuantizeOptions options;
+  options.scale_layout = scale_layout_by_name(scale_layout);
+  options.group_counts = group_counts;
+  options.scale_per_group = scale_per_group;
+  options.tensor_amax = tensor_amax;
+  options.rcp_table = bundled_rcp_table();
+  return options;
+}
 
 void bind_quantize(nb::module_& m) {
   m.def("set_rcp_approx_table", [](const std::string& path) {

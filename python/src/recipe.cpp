@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <stdexcept>
@@ -16,15 +17,20 @@
 namespace mxv::python {
 namespace {
 
-// The value of enum E whose to_string is `text`; E's values are 0 .. count-1.
+// The value of enum E whose to_string is `text`. E's values are 0, 1, ...: the walk stops at the
+// first value whose name is "?" or repeats one already seen (to_string's fallback for a value
+// past the last), so an enumerator added in recipe.h is accepted without a change here.
 template <class E>
-E parse_enum(const char* field, const std::string& text, int count) {
-  std::string valid;
-  for (int i = 0; i < count; ++i) {
-    const E e = static_cast<E>(i);
-    if (to_string(e) == text) return e;
-    valid += (i ? ", " : "") + std::string(to_string(e));
+E parse_enum(const char* field, const std::string& text) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 64; ++i) {
+    const std::string name(to_string(static_cast<E>(i)));
+    if (name == "?" || std::find(names.begin(), names.end(), name) != names.end()) break;
+    if (name == text) return static_cast<E>(i);
+    names.push_back(name);
   }
+  std::string valid;
+  for (const auto& n : names) valid += (valid.empty() ? "" : ", ") + n;
   throw std::invalid_argument("Recipe." + std::string(field) + ": unknown value '" + text + "' (valid: " + valid + ")");
 }
 
@@ -35,11 +41,9 @@ struct Field {
 };
 
 template <class E>
-Field enum_field(E Recipe::*member, const char* name, int count, const char* doc) {
+Field enum_field(E Recipe::*member, const char* name, const char* doc) {
   return {[member](const Recipe& r) { return nb::cast(std::string(to_string(r.*member))); },
-          [member, name, count](Recipe& r, nb::handle v) {
-            r.*member = parse_enum<E>(name, nb::cast<std::string>(v), count);
-          },
+          [member, name](Recipe& r, nb::handle v) { r.*member = parse_enum<E>(name, nb::cast<std::string>(v)); },
           doc};
 }
 
@@ -52,27 +56,33 @@ Field plain_field(T Recipe::*member, const char* doc) {
 // Every settable field, in the C++ declaration order (recipe.h documents each value).
 const std::vector<std::pair<std::string, Field>>& fields() {
   static const std::vector<std::pair<std::string, Field>> table = {
-      {"element", enum_field(&Recipe::element, "element", 2, "Element format: 'e2m1' or 'e4m3'.")},
-      {"scale", enum_field(&Recipe::scale, "scale", 2, "Block-scale format: 'e8m0' or 'ue4m3'.")},
+      {"element", enum_field(&Recipe::element, "element", "Element format: 'e2m1' or 'e4m3'.")},
+      {"scale", enum_field(&Recipe::scale, "scale", "Block-scale format: 'e8m0' or 'ue4m3'.")},
       {"block_size", plain_field(&Recipe::block_size, "Elements per block (16 NVFP4, 32 MX).")},
-      {"scale_rule", enum_field(&Recipe::scale_rule, "scale_rule", 3, "How an MX scale is chosen.")},
-      {"global_scale", enum_field(&Recipe::global_scale, "global_scale", 2, "The per-tensor scale.")},
-      {"order", enum_field(&Recipe::order, "order", 5, "The NVFP4 operation order.")},
-      {"reciprocal", enum_field(&Recipe::reciprocal, "reciprocal", 2, "How reciprocals are computed.")},
-      {"zero_block", enum_field(&Recipe::zero_block, "zero_block", 3, "What an all-zero block stores.")},
-      {"nan_in_amax", enum_field(&Recipe::nan_in_amax, "nan_in_amax", 2, "Whether a NaN reaches the block amax.")},
-      {"tensor_amax", enum_field(&Recipe::tensor_amax, "tensor_amax", 2, "Tensor amax of 0, Inf or NaN.")},
-      {"partial_block", enum_field(&Recipe::partial_block, "partial_block", 1, "K not a multiple of the block.")},
-      {"e8m0_decode", enum_field(&Recipe::e8m0_decode, "e8m0_decode", 2, "How E8M0 codes decode.")},
+      {"scale_rule", enum_field(&Recipe::scale_rule, "scale_rule", "How an MX scale is chosen.")},
+      {"global_scale", enum_field(&Recipe::global_scale, "global_scale", "The per-tensor scale.")},
+      {"order", enum_field(&Recipe::order, "order", "The NVFP4 operation order.")},
+      {"reciprocal", enum_field(&Recipe::reciprocal, "reciprocal", "How reciprocals are computed.")},
+      {"zero_block", enum_field(&Recipe::zero_block, "zero_block", "What an all-zero block stores.")},
+      {"nan_in_amax", enum_field(&Recipe::nan_in_amax, "nan_in_amax", "Whether a NaN reaches the block amax.")},
+      {"tensor_amax", enum_field(&Recipe::tensor_amax, "tensor_amax", "Tensor amax of 0, Inf or NaN.")},
+      {"partial_block", enum_field(&Recipe::partial_block, "partial_block", "K not a multiple of the block.")},
+      {"e8m0_decode", enum_field(&Recipe::e8m0_decode, "e8m0_decode", "How E8M0 codes decode.")},
       {"flush_e8m0_zero", plain_field(&Recipe::flush_e8m0_zero, "E8M0 0x00 decodes to 0 (flush-to-zero device).")},
       {"dialect", {[](const Recipe& r) { return nb::cast(std::string(to_string(r.dialect))); },
                    [](Recipe& r, nb::handle v) { r.dialect = dialect_by_name(nb::cast<std::string>(v)); },
                    "Conversion dialect: 'cuda', 'ml_dtypes' or 'torch'."}},
-      {"intermediate", enum_field(&Recipe::intermediate, "intermediate", 2, "SwiGLU result precision.")},
-      {"activation", enum_field(&Recipe::activation, "activation", 3, "Activation before quantization.")},
+      {"scale_clamp", enum_field(&Recipe::scale_clamp, "scale_clamp", "Clamp of the NVFP4 block scale.")},
+      {"element_encoder", enum_field(&Recipe::element_encoder, "element_encoder", "How an element becomes its code.")},
+      {"dequant_order", enum_field(&Recipe::dequant_order, "dequant_order", "NVFP4 dequantization order.")},
+      {"scale_decode", enum_field(&Recipe::scale_decode, "scale_decode", "The stored type of an NVFP4 scale.")},
+      {"e2m1_negative_zero_decodes_positive",
+       plain_field(&Recipe::e2m1_negative_zero_decodes_positive, "E2M1 code 0x8 decodes to +0.0 (ModelOpt).")},
+      {"intermediate", enum_field(&Recipe::intermediate, "intermediate", "SwiGLU result precision.")},
+      {"activation", enum_field(&Recipe::activation, "activation", "Activation before quantization.")},
       {"alpha", plain_field(&Recipe::alpha, "swiglu_clamped alpha.")},
       {"limit", plain_field(&Recipe::limit, "swiglu_clamped limit.")},
-      {"exp", enum_field(&Recipe::exp, "exp", 2, "The exp inside the activation.")},
+      {"exp", enum_field(&Recipe::exp, "exp", "The exp inside the activation.")},
   };
   return table;
 }
@@ -126,7 +136,12 @@ void bind_recipe(nb::module_& m) {
         std::vector<std::string> names;
         for (auto n : Recipe::preset_names()) names.emplace_back(n);
         return names;
-      }, "Names of every preset, the default (nvfp4_te) first.");
+      }, "Names of the specification presets and one per library, the default (nvfp4_te) first.");
+  m.def("library_preset_names", [] {
+        std::vector<std::string> names;
+        for (auto n : Recipe::library_preset_names()) names.emplace_back(n);
+        return names;
+      }, "Release- and mode-specific library presets ('nvfp4_torchao@0.16', ...); Recipe() takes them too.");
 }
 
 }  // namespace mxv::python

@@ -13,21 +13,17 @@ FIELD_OF_ATTR = {"tensor_amax_policy": "tensor_amax"}  # the schema's name for R
 
 
 def recipe_of(attrs):
-    fields = {}
+    """The case's Recipe: its preset, then every recipe.* attribute (the schema stores them all),
+    each converted to the type of the field it sets."""
+    recipe = mxv.Recipe(attrs["recipe.name"].decode())
     for key, value in attrs.items():
         if not key.startswith("recipe.") or key == "recipe.name":
             continue
         field = FIELD_OF_ATTR.get(key[7:], key[7:])
-        if isinstance(value, (bytes, np.bytes_)):
-            value = value.decode()
-        elif field == "flush_e8m0_zero":
-            value = bool(value)
-        elif field == "block_size":
-            value = int(value)
-        else:
-            value = float(value)
-        fields[field] = value
-    return mxv.Recipe(attrs["recipe.name"].decode(), **fields)
+        current = getattr(recipe, field)
+        value = value.decode() if isinstance(value, (bytes, np.bytes_)) else type(current)(value)
+        setattr(recipe, field, value)
+    return recipe
 
 
 def quantize_cases():

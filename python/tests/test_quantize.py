@@ -21,10 +21,15 @@ def test_every_preset_quantizes_and_dequantizes_by_hand(name):
     fmt = r.element
     codes = mxv.unpack_e2m1(q.elements, 64) if r.element_bits == 4 else q.elements
     elems = mxv.decode(codes, fmt)
-    scales = mxv.decode(q.scale_codes, r.scale).astype(np.float32)
     if r.e8m0_decode == "ort_qmoe":
         pytest.skip("ort_qmoe decodes E8M0 0x00 / 0xFF its own way (checked by the C++ tests)")
-    by_hand = elems * np.repeat(scales, r.block_size, axis=1)[:, :64] * q.global_scale[0]
+    scale_format = "e4m3" if r.scale_decode == "signed_e4m3" else r.scale
+    scales = np.repeat(mxv.decode(q.scale_codes, scale_format), r.block_size, axis=1)[:, :64]
+    gs = q.global_scale[0]
+    if r.dequant_order == "elem_times_scale_product":
+        by_hand = elems * (scales * gs)
+    else:
+        by_hand = (elems * scales) * gs
     assert np.array_equal(q.dequantize(), by_hand.astype(np.float32)), f"seed {SEED}"
 
 

@@ -7,7 +7,7 @@ import pytest
 import mxv
 
 
-@pytest.mark.parametrize("name", mxv.preset_names())
+@pytest.mark.parametrize("name", mxv.preset_names() + mxv.library_preset_names())
 def test_every_preset_constructs_prints_and_compares(name):
     r = mxv.Recipe(name)
     assert r.name == name
@@ -44,3 +44,9 @@ def test_bad_names_values_and_combinations_raise_value_error():
     bad = mxv.Recipe("mxfp4_ocp", block_size=0)
     with pytest.raises(ValueError):
         bad.validate()
+
+
+def test_library_presets_are_distinct_recipes():
+    names = mxv.library_preset_names()
+    assert "nvfp4_torchao@0.16" in names
+    assert mxv.Recipe("nvfp4_torchao@0.16") != mxv.Recipe("nvfp4_torchao@0.18")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os as _os
 
-from . import _core, testing
+from . import _core, golden, testing
 from ._core import Mismatch, Recipe, Report, class_names, library_preset_names, preset_names
 from .check import CHECK_LAYOUTS, CODE_KINDS, QuantizeCheck, check, check_quantize
 from .formats import DIALECTS, FORMATS, ROUNDINGS, SATURATIONS, decode, encode, pack_e2m1, unpack_e2m1
@@ -30,6 +30,6 @@ if not _os.environ.get("MXV_RCP_APPROX_TABLE") and _os.path.exists(_table):
 __all__ = [
     "CHECK_LAYOUTS", "CODE_KINDS", "DIALECTS", "FORMATS", "Mismatch", "QuantizeCheck", "Quantized", "ROUNDINGS",
     "Recipe", "Report", "SATURATIONS", "SCALE_LAYOUTS", "arrange_scales", "check", "check_quantize", "class_names",
-    "decode", "dequantize", "encode", "gather_scales", "library_preset_names", "pack_e2m1", "preset_names", "quantize", "scale_buffer_size",
+    "decode", "dequantize", "encode", "gather_scales", "golden", "library_preset_names", "pack_e2m1", "preset_names", "quantize", "scale_buffer_size",
     "swiglu_quantize", "testing", "unpack_e2m1",
 ]

@@ -73,3 +73,14 @@ def matrix_shape(shape: Tuple[int, ...], what: str) -> Tuple[int, int]:
     for d in shape[:-1]:
         rows *= int(d)
     return rows, int(shape[-1])
+
+
+def typed(x: Any, dtype: Any, what: str) -> np.ndarray:
+    """``x`` (numpy, torch on any device, ...) as a contiguous array of exactly ``dtype``; a Python
+    list or scalar is converted, an array of another dtype is a ValueError (never cast silently)."""
+    if isinstance(x, (list, tuple, int, float)):
+        return np.ascontiguousarray(np.asarray(x, dtype=dtype))
+    arr, _ = as_array(x)
+    if arr.dtype != np.dtype(dtype):
+        raise ValueError(f"{what}: expected {np.dtype(dtype)}, got {arr.dtype}")
+    return arr

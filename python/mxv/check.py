@@ -9,7 +9,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 import numpy as np
 
 from . import _core
-from ._arrays import as_array, matrix_shape, raw_bytes, wide_input
+from ._arrays import as_array, matrix_shape, raw_bytes, typed, wide_input
 from .quantize import RecipeLike, as_recipe
 
 CODE_KINDS = ("e2m1x2", "e4m3", "ue4m3", "e8m0", "bf16", "fp16", "fp32")
@@ -89,7 +89,7 @@ def check_quantize(x: Any, elements: Any, scales: Any, global_scale: Any = None,
     r = as_recipe(recipe)
     data, wide, shape = wide_input(x, input_type)
     rows, cols = matrix_shape(shape, "check_quantize")
-    gs = None if global_scale is None else raw_bytes(np.asarray(global_scale, dtype=np.float32).reshape(-1))
+    gs = None if global_scale is None else raw_bytes(typed(global_scale, np.float32, "global_scale"))
     reports = _core.check_quantize(r, data, wide, rows, cols, raw_bytes(elements), raw_bytes(scales), gs, scale_layout,
                                    list(group_counts or []), scale_per_group, tensor_amax, sentinel, boundary_ulps,
                                    max_listed)

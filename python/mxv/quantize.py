@@ -9,7 +9,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from . import _core
-from ._arrays import as_array, matrix_shape, raw_bytes, wide_input
+from ._arrays import as_array, matrix_shape, raw_bytes, typed, wide_input
 
 RecipeLike = Union[str, _core.Recipe]
 SCALE_LAYOUTS = ("linear", "swizzled128x4")
@@ -97,8 +97,8 @@ def dequantize(elements: Any, scales: Any, global_scale: Any = None, recipe: Rec
     rows = el.shape[0] if rows is None else rows
     if cols is None:
         cols = el.shape[1] * (2 if r.element_bits == 4 else 1)
-    gs = np.asarray([1.0] if global_scale is None else global_scale, dtype=np.float32).reshape(-1)
-    return _core.dequantize(r, raw_bytes(el), raw_bytes(np.asarray(scales, dtype=np.uint8)), raw_bytes(gs),
+    gs = typed([1.0] if global_scale is None else global_scale, np.float32, "global_scale")
+    return _core.dequantize(r, raw_bytes(el), raw_bytes(typed(scales, np.uint8, "scales")), raw_bytes(gs),
                             rows, cols, scale_layout, list(group_counts or []))
 
 
@@ -131,7 +131,7 @@ def arrange_scales(linear: Any, layout: str, *, group_counts: Optional[Sequence[
 def gather_scales(arranged: Any, layout: str, rows: int, kb: int, *,
                   group_counts: Optional[Sequence[int]] = None) -> np.ndarray:
     """The buffer of ``layout`` -> linear scale codes [rows, kb]."""
-    out = _core.gather_scales(layout, raw_bytes(np.asarray(arranged, dtype=np.uint8)), rows,
+    out = _core.gather_scales(layout, raw_bytes(typed(arranged, np.uint8, "arranged")), rows,
                               list(group_counts or []), kb)
     return out.reshape(rows, kb)
 

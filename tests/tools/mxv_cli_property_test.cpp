@@ -8,6 +8,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -157,6 +158,11 @@ std::string corrupt(Invocation& inv) {
 }
 
 RC_GTEST_PROP(MxvCli, OneCorruptedArgumentExitsTwoAndChangesNothing, ()) {
+  static const bool said = [] {
+    std::printf("replay: RC_PARAMS=\"seed=N\" ./mxv_cli_property_test, N from the seed line above\n");
+    return true;
+  }();
+  (void)said;
   const int verb = uniform(4);
   const Invocation valid = verb == 0   ? random_quantize()
                            : verb == 1 ? random_dequantize()

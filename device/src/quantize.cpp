@@ -33,6 +33,12 @@ std::uint64_t round_up(std::uint64_t v, std::uint64_t m) { return (v + m - 1) / 
 
 }  // namespace
 
+bool fits_narrow_index(std::uint64_t input_bytes, std::uint64_t output_bytes, std::uint64_t slots,
+                       std::uint64_t threads) {
+  constexpr std::uint64_t kLimit = std::uint64_t{1} << 32;
+  return input_bytes + 16u < kLimit && output_bytes < kLimit && slots + 2u * threads < kLimit;
+}
+
 unsigned grid_stride_blocks(std::uint64_t threads, unsigned block_threads) {
   const std::uint64_t b = (threads + block_threads - 1) / block_threads;
   return static_cast<unsigned>(std::clamp<std::uint64_t>(b, 1, kMaxBlocks));
@@ -150,6 +156,8 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
   // The gate: the vector variant needs whole blocks (so a lane's 16-byte vector never straddles
   // a block or a row end, and every row starts 16-byte aligned: K * elem_bytes is a multiple of
   // 32). Everything else takes the scalar variant.
+  plan.input_bytes = rows * cols * (bf16 ? 2u : 4u);
+  plan.element_bytes = rows * q.row_bytes;
   q.variant = cols % block == 0 ? QuantizeVariant::kVector : QuantizeVariant::kScalar;
   plan.quantize_launch.block = {kQuantizeBlockThreads, 1, 1};
   if (q.variant == QuantizeVariant::kVector) {
@@ -159,20 +167,13 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
     constexpr std::uint64_t kSlotsPerThread = 8;
     plan.quantize_launch.grid = {grid_stride_blocks((q.items + kSlotsPerThread - 1) / kSlotsPerThread,
                                             kQuantizeBlockThreads), 1, 1};
-    // 32-bit indexing when every input byte offset (plus the last 16-byte load), slot index and
-    // slot index plus two grid strides (the thread's last look-ahead) stays below 2^32.
     const std::uint64_t threads = std::uint64_t{plan.quantize_launch.grid.x} * kQuantizeBlockThreads;
-    const std::uint64_t input_bytes = rows * cols * (bf16 ? 2u : 4u);
-    constexpr std::uint64_t kLimit = std::uint64_t{1} << 32;
-    q.narrow_index = input_bytes + 16u < kLimit && q.items + 2u * threads < kLimit && rows * q.row_bytes < kLimit;
+    q.narrow_index = fits_narrow_index(plan.input_bytes, plan.element_bytes, q.items, threads);
   } else {
     plan.quantize_launch.kernel = "quantize_scalar";
     plan.quantize_launch.grid = {grid_stride_blocks(q.items, kQuantizeBlockThreads), 1, 1};
   }
   validate_launch_plan(plan.quantize_launch);
-
-  plan.input_bytes = rows * cols * (bf16 ? 2u : 4u);
-  plan.element_bytes = rows * q.row_bytes;
   plan.scale_bytes = q.items;
 
   if (scheme == qrules::Scheme::kNvfp4Te && !problem.tensor_amax) {

@@ -93,12 +93,9 @@ SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem) {
   plan.launch.grid = {blocks_for((q.items + 3) / 4), 1, 1};
   validate_launch_plan(plan.launch);
   plan.input_bytes = q.in.rows * 2u * q.in.inter * (q.in.input_bf16 ? 2u : 4u);
-  // 32-bit indexing when every input byte offset, output byte offset and slot index (plus one
-  // grid stride, the cursor's look-ahead) stays below 2^32.
-  constexpr std::uint64_t kLimit = std::uint64_t{1} << 32;
-  const std::uint64_t threads = std::uint64_t{plan.launch.grid.x} * kSwigluBlockThreads;
-  q.narrow_index = plan.input_bytes + 16u < kLimit && q.items + 2u * threads < kLimit;
   plan.element_bytes = q.in.rows * q.in.inter / 2u;
+  const std::uint64_t threads = std::uint64_t{plan.launch.grid.x} * kSwigluBlockThreads;
+  q.narrow_index = fits_narrow_index(plan.input_bytes, plan.element_bytes, q.items, threads);
   plan.scale_bytes = q.items;
   return plan;
 }

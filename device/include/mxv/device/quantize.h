@@ -90,6 +90,12 @@ ScaleSlotGeometry scale_slot_geometry(std::uint64_t rows, std::uint64_t kb, bool
 /// 2^20 (more only adds scheduling overhead; far inside the 2^31-1 grid limit).
 unsigned grid_stride_blocks(std::uint64_t threads, unsigned block_threads);
 
+/// Whether a one-thread-per-slot kernel (quantize vector, fused SwiGLU) may index with 32 bits:
+/// every input and output byte offset (plus the last 16-byte load), and every slot index plus two
+/// grid strides of `threads` (a thread's look-ahead past its last slot), stay below 2^32.
+bool fits_narrow_index(std::uint64_t input_bytes, std::uint64_t output_bytes, std::uint64_t slots,
+                       std::uint64_t threads);
+
 /// Throws std::invalid_argument ("<who>: buffer '<what>' holds N bytes, the plan needs M") when
 /// `b` is smaller than `bytes`.
 void require_buffer_bytes(std::string_view who, const DeviceBuffer& b, std::uint64_t bytes, const char* what);

@@ -1,8 +1,8 @@
 // The block-quantization steps that the quantize vector kernel (kernels/quantize.h) and the fused
-// SwiGLU kernel (kernels/swiglu_quantize.h) share: both map 2..8 adjacent lanes onto one block of
-// 16 (NVFP4) or 32 (MX) E2M1 elements, walk the scale buffer one "scale slot" (byte) at a time,
-// meet the block amax through butterfly shuffles and pack each lane's elements into one word
-// (docs/semantics.md sections 4-5; docs/design.md sections 5.3 and 5.4).
+// SwiGLU kernel (kernels/swiglu_quantize.h) share: both give one thread one block of 16 (NVFP4) or
+// 32 (MX) E2M1 elements, walk the scale buffer one "scale slot" (byte) at a time and pack the
+// block's elements into 32-bit words (docs/semantics.md sections 4-5; docs/design.md sections 5.3
+// and 5.4).
 // One piece serves both so the fused kernel cannot drift from the quantize kernel it must equal
 // bit for bit (swiglu_quantize with a bf16 intermediate == swiglu_bf16 then quantize).
 //
@@ -71,15 +71,6 @@ MXV_HD MXV_FORCEINLINE SlotCursor<Index> slot_cursor(Index first_item, Index ite
   c.row = first_item / kb_slots;
   c.k = first_item - c.row * kb_slots;
   return c;
-}
-
-/// The block amax: each lane's amax key (qrules::amax_key bit patterns) met across the `lanes`
-/// (a power of two, 2..8) adjacent lanes of a block by butterfly shuffles. Every lane of the warp
-/// must call it (full mask): the kernels keep their trip counts warp-uniform for this.
-template <class Ctx>
-MXV_HD MXV_FORCEINLINE std::uint32_t block_amax(Ctx& ctx, std::uint32_t key, unsigned lanes) {
-  for (unsigned m = 1; m < lanes; m <<= 1) key = qrules::max_u32(key, ctx.shfl_xor(kFullMask, key, static_cast<int>(m), 32));
-  return key;
 }
 
 /// A lane's `kN` (even) elements scaled by `multiplier` and packed to E2M1: element j in bits

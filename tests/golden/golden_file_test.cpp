@@ -17,6 +17,7 @@
 #include "mxv/golden/golden_inputs.h"
 #include "mxv/golden/golden_tool.h"
 #include "mxv/golden/hdf5_file.h"
+#include "mxv/test_support/scratch_dir.h"
 
 namespace mxv::golden {
 namespace {
@@ -43,20 +44,14 @@ std::vector<GoldenCase> sample_cases() {
           make_case(kEncodeCase, e, {input_dataset(e, "x", wide_probes(WideType::kFp32, probes))}, "probes")};
 }
 
-class GoldenFileTest : public ::testing::Test {
+class GoldenFileTest : public test_support::ScratchDirTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("mxv_golden_file_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
     good_ = path("quantize.h5");
     Provenance p = Provenance::current("golden_file_test", "golden_file_test", 5);
     p.family = "quantize";
     write_golden_file(good_, p, sample_cases());
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
   /// A copy of the good file, changed by `edit` through the HDF5 C++ API.
   template <class F>
@@ -92,7 +87,6 @@ class GoldenFileTest : public ::testing::Test {
     }
   }
 
-  fs::path dir_;
   std::string good_;
 };
 
@@ -241,7 +235,7 @@ TEST_F(GoldenFileTest, AnHdf5FileThatIsNotOurs) {
 TEST_F(GoldenFileTest, ADirectoryAndNonHdf5) {
   fs::create_directories(path("dir.h5"));
   expect_bad(path("dir.h5"), {"is a directory"});
-  std::ofstream(path("text.h5")) << "x";
+  test_support::write_bytes(path("text.h5"), "x");
   expect_bad(path("text.h5"), {"not an HDF5 file"});
   expect_bad(path("absent.h5"), {"no such file"});
 }

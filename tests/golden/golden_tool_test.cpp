@@ -8,41 +8,24 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "mxv/golden/golden_catalogue.h"
 #include "mxv/golden/golden_file.h"
+#include "mxv/test_support/scratch_dir.h"
 
 namespace mxv::golden {
 namespace {
 
 namespace fs = std::filesystem;
 
-class GoldenToolTest : public ::testing::Test {
+class GoldenToolTest : public test_support::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("mxv_golden_tool_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
   /// A family file with the given cases (a subset of the catalogue, or changed copies).
   void write(const std::string& p, const std::vector<GoldenCase>& cases) {
     Provenance prov = Provenance::current("golden_tool_test", "golden_tool_test", kGoldenSeed);
     write_golden_file(p, prov, cases);
   }
-
-  static std::vector<char> slurp(const std::string& p) {
-    std::ifstream f(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-  }
-
-  fs::path dir_;
 };
 
 TEST_F(GoldenToolTest, RegenCheckCatchesOneMovedByteAndRegenRestoresIt) {
@@ -54,8 +37,8 @@ TEST_F(GoldenToolTest, RegenCheckCatchesOneMovedByteAndRegenRestoresIt) {
   o.check = true;
   std::ostringstream quiet;
   EXPECT_EQ(run_regen(o, quiet, err), 0) << quiet.str();
-  const std::vector<char> before = slurp(p);
-  EXPECT_EQ(slurp(p), before) << "--check writes nothing";
+  const std::vector<std::uint8_t> before = test_support::read_bytes(p);
+  EXPECT_EQ(test_support::read_bytes(p), before) << "--check writes nothing";
 
   // One expected byte moved, file otherwise valid (hashes recomputed by the writer).
   std::vector<GoldenCase> cases = read_golden_file(p).cases;
@@ -140,7 +123,7 @@ TEST_F(GoldenToolTest, TemplateWritesInputsAndFilledOutputs) {
   EXPECT_EQ(run_template(t, out, e1), 2);
   EXPECT_NE(e1.str().find("no case matches 'nothing.like.this'"), std::string::npos);
   t.cases = {"decode.*"};
-  t.output = dir_.string();
+  t.output = dir().string();
   std::ostringstream e2;
   EXPECT_EQ(run_template(t, out, e2), 2);
   // A template written when the reference expected other bytes: the report says the reference

@@ -7,32 +7,19 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "mxv/test_support/scratch_dir.h"
 
 namespace mxv::golden {
 namespace {
 
 namespace fs = std::filesystem;
 
-class Hdf5FileTest : public ::testing::Test {
+class Hdf5FileTest : public test_support::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("mxv_hdf5_file_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
-  static std::vector<char> slurp(const std::string& p) {
-    std::ifstream f(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-  }
-
   /// A file with one dataset of every storage type and one attribute of every kind.
   void write_sample(const std::string& p) {
     H5Writer w(p);
@@ -59,7 +46,6 @@ class Hdf5FileTest : public ::testing::Test {
     w.commit();
   }
 
-  fs::path dir_;
   std::string writer_text_;
   const std::vector<std::uint8_t> u8_ = {0, 1, 2, 0x7F, 0x80, 0xFF};
   const std::vector<std::uint8_t> u16_ = {0x80, 0x3F, 0xFF, 0x7F};          // bf16 1.0, NaN
@@ -100,32 +86,32 @@ TEST_F(Hdf5FileTest, EveryStorageAndAttributeRoundTrips) {
   EXPECT_TRUE(r.is_group("/g"));
   EXPECT_FALSE(r.is_group("/g/u8"));
   // The dataset's bytes sit at its file offset (contiguous, uncompressed).
-  const std::vector<char> bytes = slurp(p);
+  const std::vector<std::uint8_t> bytes = test_support::read_bytes(p);
   const std::uint64_t off = r.dataset_file_offset("/g/u8");
   ASSERT_LE(off + u8_.size(), bytes.size());
-  for (std::size_t i = 0; i < u8_.size(); ++i) EXPECT_EQ(static_cast<std::uint8_t>(bytes[off + i]), u8_[i]);
+  for (std::size_t i = 0; i < u8_.size(); ++i) EXPECT_EQ(bytes[off + i], u8_[i]);
 }
 
 TEST_F(Hdf5FileTest, SameCallsGiveTheSameBytes) {
   write_sample(path("a.h5"));
   write_sample(path("b.h5"));
-  EXPECT_EQ(slurp(path("a.h5")), slurp(path("b.h5")));
+  EXPECT_EQ(test_support::read_bytes(path("a.h5")), test_support::read_bytes(path("b.h5")));
 }
 
 TEST_F(Hdf5FileTest, AnAbandonedWriterLeavesTheTargetUntouched) {
   const std::string p = path("a.h5");
   write_sample(p);
-  const std::vector<char> before = slurp(p);
-  { std::ofstream(p + ".tmp") << "a user's file"; }  // the name a naive writer would stage in
+  const std::vector<std::uint8_t> before = test_support::read_bytes(p);
+  test_support::write_bytes(p + ".tmp", "a user's file");  // the name a naive writer would stage in
   {
     H5Writer w(p);
     w.add_group("/other");
     // No commit: as when an exception leaves the scope.
   }
-  EXPECT_EQ(slurp(p), before);
-  EXPECT_EQ(slurp(p + ".tmp"), std::vector<char>({'a', ' ', 'u', 's', 'e', 'r', '\'', 's', ' ', 'f', 'i', 'l', 'e'}));
+  EXPECT_EQ(test_support::read_bytes(p), before);
+  EXPECT_EQ(test_support::read_text(p + ".tmp"), "a user's file");
   // No temporary file is left beside them.
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 2);
+  EXPECT_EQ(names(), (std::set<std::string>{"a.h5", "a.h5.tmp"}));
 }
 
 TEST_F(Hdf5FileTest, ASizeThatDoesNotFillTheShapeIsRejected) {
@@ -152,7 +138,7 @@ TEST_F(Hdf5FileTest, BadFilesAreOneClearError) {
   expect_file_error([&] { H5Reader r(path("missing.h5")); }, path("missing.h5"), "no such file");
   fs::create_directories(path("dir.h5"));
   expect_file_error([&] { H5Reader r(path("dir.h5")); }, path("dir.h5"), "is a directory");
-  std::ofstream(path("text.h5")) << "not hdf5 at all\n";
+  test_support::write_bytes(path("text.h5"), "not hdf5 at all\n");
   expect_file_error([&] { H5Reader r(path("text.h5")); }, path("text.h5"), "not an HDF5 file");
   // Truncated: the superblock survives, the rest does not.
   write_sample(path("cut.h5"));

@@ -6,47 +6,24 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "mxv/reference/convert_command.h"
+#include "mxv/test_support/scratch_dir.h"
 
 namespace mxv {
 namespace {
 
 namespace fs = std::filesystem;
 
-class ConvertCommand : public ::testing::Test {
+class ConvertCommand : public test_support::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("mxv_convert_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const char* name) const { return (dir_ / name).string(); }
-  static void write(const std::string& p, const std::vector<std::uint8_t>& bytes) {
-    std::ofstream(p, std::ios::binary)
-        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  }
-  static std::vector<std::uint8_t> read(const std::string& p) {
-    std::ifstream in(p, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
-  // Files in the directory other than `keep` (a partial output would show up here).
-  std::vector<std::string> others(const std::string& keep) const {
-    std::vector<std::string> v;
-    for (const auto& e : fs::directory_iterator(dir_)) {
-      if (e.path().filename() != keep) v.push_back(e.path().filename().string());
-    }
-    return v;
-  }
-  fs::path dir_;
+  static void write(const std::string& p, const std::vector<std::uint8_t>& bytes) { test_support::write_bytes(p, bytes); }
+  static std::vector<std::uint8_t> read(const std::string& p) { return test_support::read_bytes(p); }
 };
 
 // fp32 little-endian bytes of: 0.3, 448, 464, 500, -1, NaN.
@@ -166,9 +143,7 @@ TEST_F(ConvertCommand, BadRequestsThrowAndLeaveNoOutput) {
     EXPECT_FALSE(fs::exists(path("out"))) << c.what << " left an output file";
   }
   // Nothing but the inputs is left in the directory (no temporary files).
-  for (const std::string& f : others("")) {
-    EXPECT_TRUE(f == "odd.f32" || f == "ok.f32" || f == "codes") << "stray file " << f;
-  }
+  EXPECT_EQ(names(), (std::set<std::string>{"codes", "odd.f32", "ok.f32"}));
 }
 
 TEST(ConvertSha256, KnownVectors) {

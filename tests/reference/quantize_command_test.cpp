@@ -11,34 +11,26 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <unistd.h>
 
+#include "mxv/test_support/scratch_dir.h"
+
 namespace mxv {
 namespace {
 
 namespace fs = std::filesystem;
 
-class QuantizeCommand : public ::testing::Test {
+class QuantizeCommand : public test_support::ScratchDirTest {
  protected:
-  void SetUp() override {
-    std::ostringstream name;
-    name << "mxv_qcmd_" << ::getpid() << "_" << ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    dir_ = fs::temp_directory_path() / name.str();
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
   void write(const std::string& name, const std::vector<float>& values) const {
-    std::ofstream out(path(name), std::ios::binary);
-    out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
+    test_support::write_values(path(name), values);
   }
   std::vector<std::uint8_t> read(const std::string& name) const { return io::read_input("test", path(name), true); }
-  fs::path dir_;
 };
 
 // One row [6, 0.5, -1.5] with nvfp4_te and tensor amax 2688 (unit scales): elements 0x17 0x0B,
@@ -73,10 +65,8 @@ TEST_F(QuantizeCommand, QuantizeThenDequantizeFiles) {
 
 // MX weights, n-packed [1, 2, 2] (K = 2, N = 2): bytes k0 = n0 | n1 << 4.
 TEST_F(QuantizeCommand, DequantizeWeights) {
-  {
-    std::ofstream(path("w.bin"), std::ios::binary).write("\x21\xA7", 2);
-    std::ofstream(path("ws.bin"), std::ios::binary).write("\x80\x7F", 2);
-  }
+  test_support::write_bytes(path("w.bin"), {0x21, 0xA7});
+  test_support::write_bytes(path("ws.bin"), {0x80, 0x7F});
   DequantizeRequest d;
   d.kind = "weights";
   d.recipe = "mxfp4_ocp";
@@ -104,22 +94,21 @@ TEST_F(QuantizeCommand, BadOptionsNameTheOptionAndLeaveNoFiles) {
     const char* what;
     void (*mutate)(QuantizeRequest&);
   };
-  // (std::string(...) on the right: g++ 12 -O3 warns falsely (-Wrestrict) on short literal assigns.)
   const Case cases[] = {
-      {"--cols", [](QuantizeRequest& q) { q.cols = std::string("4"); }},        // 6 values are not rows of 4
-      {"--cols", [](QuantizeRequest& q) { q.cols = std::string("x3"); }},
-      {"--rows", [](QuantizeRequest& q) { q.rows = std::string("3"); }},        // file holds 2 rows of 3
-      {"recipe", [](QuantizeRequest& q) { q.recipe = std::string("nvfp5"); }},
-      {"dtype", [](QuantizeRequest& q) { q.dtype = std::string("fp64"); }},
-      {"scale layout", [](QuantizeRequest& q) { q.scale_layout = std::string("tiled"); }},
+      {"--cols", [](QuantizeRequest& q) { q.cols = "4"; }},        // 6 values are not rows of 4
+      {"--cols", [](QuantizeRequest& q) { q.cols = "x3"; }},
+      {"--rows", [](QuantizeRequest& q) { q.rows = "3"; }},        // file holds 2 rows of 3
+      {"recipe", [](QuantizeRequest& q) { q.recipe = "nvfp5"; }},
+      {"dtype", [](QuantizeRequest& q) { q.dtype = "fp64"; }},
+      {"scale layout", [](QuantizeRequest& q) { q.scale_layout = "tiled"; }},
       {"--out-global", [](QuantizeRequest& q) { q.out_global.reset(); }},
-      {"group counts", [](QuantizeRequest& q) { q.rows_per_expert = std::string("1,2"); }},
-      {"--input", [](QuantizeRequest& q) { q.input += std::string(".missing"); }},
+      {"group counts", [](QuantizeRequest& q) { q.rows_per_expert = "1,2"; }},
+      {"--input", [](QuantizeRequest& q) { q.input += ".missing"; }},
   };
   for (const Case& c : cases) {
     QuantizeRequest q;
     q.input = path("x.bin");
-    q.cols = std::string("3");
+    q.cols = "3";
     q.out_elements = path("e.bin");
     q.out_scales = path("s.bin");
     q.out_global = path("g.bin");
@@ -131,9 +120,7 @@ TEST_F(QuantizeCommand, BadOptionsNameTheOptionAndLeaveNoFiles) {
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find(c.what), std::string::npos) << e.what();
     }
-    for (const auto& entry : fs::directory_iterator(dir_)) {
-      EXPECT_EQ(entry.path().filename(), "x.bin") << c.what << " left " << entry.path();
-    }
+    EXPECT_EQ(names(), std::set<std::string>{"x.bin"}) << c.what;
   }
 }
 
@@ -142,7 +129,6 @@ TEST_F(QuantizeCommand, BadOptionsNameTheOptionAndLeaveNoFiles) {
 // file layouts.
 TEST_F(QuantizeCommand, ProgramExitsWith2OnBadShape) {
   write("x.bin", {1, 2, 3, 4, 5, 6});
-  // (Built with a stream: g++ 12 -O3 warns falsely (-Wrestrict) on long std::string + chains.)
   std::ostringstream cmd;
   cmd << MXV_EXE << " quantize --input " << path("x.bin") << " --cols 4 --out-elements " << path("e.bin")
       << " --out-scales " << path("s.bin") << " --out-global " << path("g.bin") << " 2> " << path("err.txt");
@@ -153,8 +139,7 @@ TEST_F(QuantizeCommand, ProgramExitsWith2OnBadShape) {
   std::ostringstream help;
   help << MXV_EXE << " quantize --help > " << path("help.txt");
   EXPECT_EQ(std::system(help.str().c_str()), 0);
-  std::ifstream in(path("help.txt"));
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = test_support::read_text(path("help.txt"));
   EXPECT_NE(text.find("element 2i in bits [3:0]"), std::string::npos);
 }
 #endif

@@ -12,42 +12,27 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "mxv/reference/swiglu_quantize.h"
+#include "mxv/test_support/scratch_dir.h"
 
 namespace mxv {
 namespace {
 
 namespace fs = std::filesystem;
 
-class SwigluCommand : public ::testing::Test {
+class SwigluCommand : public test_support::ScratchDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("mxv_swiglu_command_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
   template <class T>
   void write(const std::string& name, const std::vector<T>& values) const {
-    std::ofstream out(path(name), std::ios::binary);
-    out.write(reinterpret_cast<const char*>(values.data()),
-              static_cast<std::streamsize>(values.size() * sizeof(T)));
+    test_support::write_values(path(name), values);
   }
-  std::vector<std::uint8_t> read(const std::string& name) const {
-    std::ifstream in(path(name), std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
+  std::vector<std::uint8_t> read(const std::string& name) const { return test_support::read_bytes(path(name)); }
   std::vector<float> read_floats(const std::string& name) const {
     const auto bytes = read(name);
     std::vector<float> v(bytes.size() / 4);
@@ -63,14 +48,6 @@ class SwigluCommand : public ::testing::Test {
     r.out_global = path("global.bin");
     return r;
   }
-  // Only the input files are left: no outputs, no temporary files.
-  std::size_t files_in_dir() const {
-    std::size_t n = 0;
-    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++n;
-    return n;
-  }
-
-  fs::path dir_;
 };
 
 TEST_F(SwigluCommand, KnownAnswerThroughFiles) {
@@ -155,9 +132,7 @@ TEST_F(SwigluCommand, BadInputThrowsAndWritesNothing) {
   const Case cases[] = {
       {"I does not divide the file", [](SwigluQuantizeRequest& r) { r.intermediate_size = "15"; }},
       {"I not a number", [](SwigluQuantizeRequest& r) { r.intermediate_size = "16x"; }},
-      // "00", not "0": assigning a one-character literal here trips g++ 12 -O3's false
-      // -Wrestrict (GCC bug 105329). It parses as 0 all the same.
-      {"I zero", [](SwigluQuantizeRequest& r) { r.intermediate_size = "00"; }},
+      {"I zero", [](SwigluQuantizeRequest& r) { r.intermediate_size = "0"; }},
       {"rows disagree", [](SwigluQuantizeRequest& r) { r.rows = "3"; }},
       {"g does not divide I", [](SwigluQuantizeRequest& r) { r.layout = "interleaved:3"; }},
       {"bad layout", [](SwigluQuantizeRequest& r) { r.layout = "stripes"; }},
@@ -196,12 +171,12 @@ TEST_F(SwigluCommand, BadInputThrowsAndWritesNothing) {
     c.edit(req);
     std::ostringstream log;
     EXPECT_THROW(run_swiglu_quantize(req, log), std::invalid_argument) << c.what;
-    EXPECT_EQ(files_in_dir(), 1u) << c.what;  // only in.f32
+    EXPECT_EQ(names(), std::set<std::string>{"in.f32"}) << c.what;  // no output, no temporary
   }
   // The unchanged request works (so the cases above fail for their own reason).
   std::ostringstream log;
   EXPECT_NO_THROW(run_swiglu_quantize(request("in.f32", "16"), log));
-  EXPECT_EQ(files_in_dir(), 4u);
+  EXPECT_EQ(names(), (std::set<std::string>{"codes.bin", "global.bin", "in.f32", "scales.bin"}));
 }
 
 TEST_F(SwigluCommand, HelpDocumentsEveryFile) {

@@ -9,9 +9,10 @@
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "mxv/test_support/scratch_dir.h"
 
 #ifndef MXV_EXE
 #error "MXV_EXE: the path of the mxv program under test"
@@ -22,12 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void write(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary);
-  out << bytes;
-  if (!out) throw std::runtime_error("cannot write fixture " + p.string());
-}
-
 std::string floats(const std::vector<float>& v) {
   std::string s;
   for (const float f : v) {
@@ -35,11 +30,6 @@ std::string floats(const std::vector<float>& v) {
     for (int b = 0; b < 4; ++b) s += static_cast<char>((u >> (8 * b)) & 0xFF);
   }
   return s;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // The word `mxv` (at the start or after a space or '|', followed by a space or the end) becomes
@@ -73,24 +63,24 @@ CliFolder::CliFolder(const std::string& name) {
     act[static_cast<std::size_t>(i)] = static_cast<float>(i) / 4.0f - 8.0f;
     gemm[static_cast<std::size_t>(i)] = static_cast<float>(i) / 8.0f - 4.0f;
   }
-  write(dir_ / "act.f32", floats(act));
+  test_support::write_bytes(dir_ / "act.f32", floats(act));
   std::string bf16;
   const std::string a = floats(act);
   for (std::size_t i = 0; i < a.size(); i += 4) bf16 += a.substr(i + 2, 2);  // high halves, little-endian
-  write(dir_ / "act.bf16", bf16);
-  write(dir_ / "gemm.f32", floats(gemm));
-  write(dir_ / "q.e", std::string(32, '\x21'));
-  write(dir_ / "q.s", std::string(4, '\x38'));
-  write(dir_ / "q.g", floats({1.0f}));
-  write(dir_ / "mx.e", std::string(32, '\x21'));
-  write(dir_ / "mx.s", std::string(2, '\x7F'));
-  write(dir_ / "w.e", std::string(64, '\x21'));
-  write(dir_ / "w.s", std::string(8, '\x38'));
-  write(dir_ / "codes.e2m1", std::string("\x00\x01\x02\x03\x04\x05\x06\x07", 8));
-  write(dir_ / "bad.e2m1", "\x1F");
-  write(dir_ / "odd.f32", std::string(6, '\x01'));
-  write(dir_ / "empty.bin", "");
-  write(dir_ / "out.e.tmp", "keep me");
+  test_support::write_bytes(dir_ / "act.bf16", bf16);
+  test_support::write_bytes(dir_ / "gemm.f32", floats(gemm));
+  test_support::write_bytes(dir_ / "q.e", std::string(32, '\x21'));
+  test_support::write_bytes(dir_ / "q.s", std::string(4, '\x38'));
+  test_support::write_bytes(dir_ / "q.g", floats({1.0f}));
+  test_support::write_bytes(dir_ / "mx.e", std::string(32, '\x21'));
+  test_support::write_bytes(dir_ / "mx.s", std::string(2, '\x7F'));
+  test_support::write_bytes(dir_ / "w.e", std::string(64, '\x21'));
+  test_support::write_bytes(dir_ / "w.s", std::string(8, '\x38'));
+  test_support::write_bytes(dir_ / "codes.e2m1", std::string("\x00\x01\x02\x03\x04\x05\x06\x07", 8));
+  test_support::write_bytes(dir_ / "bad.e2m1", "\x1F");
+  test_support::write_bytes(dir_ / "odd.f32", std::string(6, '\x01'));
+  test_support::write_bytes(dir_ / "empty.bin", "");
+  test_support::write_bytes(dir_ / "out.e.tmp", "keep me");
   fs::create_directory(dir_ / "dir");
   fs::create_symlink("act.f32", dir_ / "alias.f32");
 }
@@ -109,7 +99,7 @@ Snapshot CliFolder::snapshot() const {
     } else if (it->is_directory()) {
       s[rel] = "<dir>";
     } else {
-      s[rel] = read(it->path());
+      s[rel] = test_support::read_text(it->path());
     }
   }
   return s;
@@ -122,7 +112,7 @@ CliFolder::Result CliFolder::run(const std::string& command) const {
                             "' > '" + log + "' 2>&1";
   const int status = std::system(shell.c_str());
   Result r;
-  r.output = read(log);
+  r.output = test_support::read_text(log);
   if (WIFEXITED(status)) {
     r.exit_code = WEXITSTATUS(status);
     // sh reports a child killed by a signal as 128 + the signal number.

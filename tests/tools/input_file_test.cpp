@@ -13,37 +13,24 @@
 #include <string>
 #include <thread>
 
+#include "mxv/test_support/refusal.h"
+#include "mxv/test_support/scratch_dir.h"
+
 namespace mxv::io {
 namespace {
 
 namespace fs = std::filesystem;
 
 std::string refusal(const std::string& path, bool allow_empty = false, std::uint64_t cap = kMaxPipeBytes) {
-  try {
-    read_input("--input", path, allow_empty, cap);
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
+  return test_support::refusal([&] { read_input("--input", path, allow_empty, cap); });
 }
 
-class InputFileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("mxv_inputs_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
+using InputFileTest = test_support::ScratchDirTest;
 
 TEST_F(InputFileTest, ReadsARegularFileWhole) {
   std::string big(200000, 'x');
   big[199999] = 'y';
-  std::ofstream(path("f"), std::ios::binary) << big;
+  test_support::write_bytes(path("f"), big);
   const auto bytes = read_input("--input", path("f"));
   ASSERT_EQ(bytes.size(), big.size());
   EXPECT_EQ(bytes.back(), 'y');
@@ -66,7 +53,7 @@ TEST_F(InputFileTest, APipeOverTheCapIsRefused) {
 }
 
 TEST_F(InputFileTest, RefusalsNameOptionPathAndReason) {
-  std::ofstream(path("empty"), std::ios::binary).flush();
+  test_support::write_bytes(path("empty"), "");
   fs::create_directory(path("d"));
   EXPECT_EQ(refusal(path("missing")), "--input: '" + path("missing") + "' cannot be opened: No such file or directory");
   EXPECT_EQ(refusal(path("d")), "--input: '" + path("d") + "' is a directory, not a file");

@@ -7,18 +7,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "mxv/test_support/refusal.h"
+
 namespace mxv::io {
 namespace {
 
-template <class F>
-std::string refusal(F f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
+using test_support::refusal;
 
 TEST(ParseIntOption, WholeIntegersInRange) {
   EXPECT_EQ(parse_int_option("--x", "42", 0, 100), 42);

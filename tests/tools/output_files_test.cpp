@@ -12,55 +12,26 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "mxv/test_support/refusal.h"
+#include "mxv/test_support/scratch_dir.h"
+
 namespace mxv::io {
 namespace {
 
+using test_support::refusal;
+
 namespace fs = std::filesystem;
 
-class OutputBatchTest : public ::testing::Test {
+class OutputBatchTest : public test_support::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("mxv_outputs_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add);
-    fs::remove_all(dir_);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  void write(const std::string& name, const std::string& bytes) const {
-    std::ofstream(path(name), std::ios::binary) << bytes;
-  }
-  std::string read(const std::string& name) const {
-    std::ifstream in(path(name), std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  }
-  std::set<std::string> names() const {
-    std::set<std::string> s;
-    for (const auto& e : fs::directory_iterator(dir_)) s.insert(e.path().filename().string());
-    return s;
-  }
+  void write(const std::string& name, const std::string& bytes) const { test_support::write_bytes(path(name), bytes); }
+  std::string read(const std::string& name) const { return test_support::read_text(path(name)); }
   static std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
-  // The message of the std::invalid_argument `f` throws ("" if none).
-  template <class F>
-  static std::string refusal(F f) {
-    try {
-      f();
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-    return "";
-  }
-  fs::path dir_;
 };
 
 TEST_F(OutputBatchTest, WritesEveryOutputAndNothingElse) {
@@ -92,8 +63,8 @@ TEST_F(OutputBatchTest, RefusesAnOutputThatIsAnInputByPathOrByInode) {
   write("in.bin", "input");
   fs::create_hard_link(path("in.bin"), path("link.bin"));
   fs::create_symlink(path("in.bin"), path("sym.bin"));
-  for (const std::string& out : {path("in.bin"), dir_.string() + "/./in.bin", path("link.bin"), path("sym.bin"),
-                                 dir_.string() + "/../" + dir_.filename().string() + "/in.bin"}) {
+  for (const std::string& out : {path("in.bin"), dir().string() + "/./in.bin", path("link.bin"), path("sym.bin"),
+                                 dir().string() + "/../" + dir().filename().string() + "/in.bin"}) {
     OutputBatch b;
     b.input("--input", path("in.bin"));
     const std::string why = refusal([&] { b.output("--out", out); });
@@ -106,7 +77,7 @@ TEST_F(OutputBatchTest, RefusesTwoOutputsNamingOneFileEvenWhenItDoesNotExistYet)
   OutputBatch b;
   b.output("--out-elements", path("out.e"));
   fs::create_directory(path("sub"));
-  const std::string why = refusal([&] { b.output("--out-scales", dir_.string() + "/sub/.././out.e"); });
+  const std::string why = refusal([&] { b.output("--out-scales", dir().string() + "/sub/.././out.e"); });
   // out.e does not exist, so the paths are compared normalised; both name out.e.
   EXPECT_NE(why.find("is also the output --out-elements"), std::string::npos) << why;
   EXPECT_EQ(names(), std::set<std::string>{"sub"});

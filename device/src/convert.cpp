@@ -1,5 +1,5 @@
-// Host launcher of the convert kernel: argument validation and the launch plan (one thread per
-// element, or per packed E2M1 byte; 256-thread blocks along x).
+// Host launcher of the convert kernel: argument validation and the launch plan (256-thread blocks
+// along x, each covering convert_block_elements(wide) elements; kernels/convert.h).
 #include "mxv/device/convert.h"
 
 #include <stdexcept>
@@ -74,14 +74,16 @@ ConvertLaunch plan_convert(const ConvertArgs& a) {
   l.params.wide = a.wide;
   l.params.format = a.format;
   l.params.count = a.count;
-  l.params.units = code_total;  // one thread per code byte = per element, per pair for E2M1
   l.params.input_is_index = a.input_is_index;
   l.params.index_base = a.index_base;
   l.params.in = a.input_is_index || a.in == nullptr ? GlobalPtr<std::uint8_t>{} : a.in->as<std::uint8_t>();
   l.params.out = a.out->as<std::uint8_t>();
+  const auto aligned = [](GlobalPtr<std::uint8_t> b) { return reinterpret_cast<std::uintptr_t>(b.raw) % 16 == 0; };
+  l.params.vector = aligned(l.params.in) && aligned(l.params.out);
 
-  const std::uint64_t blocks = (l.params.units + kConvertBlockThreads - 1) / kConvertBlockThreads;
-  if (blocks > kMaxGridX) reject("count", "needs more than 2^31-1 blocks of 256 threads");
+  const std::uint64_t span = convert_block_elements(a.wide);
+  const std::uint64_t blocks = (a.count + span - 1) / span;
+  if (blocks > kMaxGridX) reject("count", "needs more than 2^31-1 blocks");
   l.plan.kernel = "convert";
   l.plan.grid = {static_cast<unsigned>(blocks), 1, 1};
   l.plan.block = {kConvertBlockThreads, 1, 1};

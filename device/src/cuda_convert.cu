@@ -1,4 +1,5 @@
-// The cuda backend's convert entry: a __global__ wrapper that runs convert_body with a CudaCtx.
+// The cuda backend's convert entry: one __global__ wrapper per (direction, wide type, format,
+// index mode), each running convert_variant_body with a CudaCtx; convert_visit picks it.
 #include <cuda_runtime.h>
 
 #include "mxv/device/cuda_backend.h"
@@ -8,9 +9,10 @@
 namespace mxv::device {
 
 namespace {
-__global__ void convert_kernel(ConvertParams p) {
+template <ConvertDirection kDir, WideType kWide, CodeFormat kFormat, bool kIndex>
+__global__ void __launch_bounds__(kConvertBlockThreads) convert_kernel(const ConvertParams p) {
   CudaCtx ctx;
-  convert_body(ctx, p);
+  convert_variant_body<kDir, kWide, kFormat, kIndex>(ctx, p);
 }
 static_assert(KernelCtx<CudaCtx>);
 }  // namespace
@@ -19,7 +21,10 @@ void CudaBackend::launch_convert(const LaunchPlan& plan, const ConvertParams& p)
   if (plan.kernel != "convert") not_implemented(plan.kernel);
   note_launch(plan);
   const dim3 grid(plan.grid.x, plan.grid.y, plan.grid.z), block(plan.block.x, plan.block.y, plan.block.z);
-  convert_kernel<<<grid, block, plan.dynamic_smem_bytes, static_cast<cudaStream_t>(stream())>>>(p);
+  const auto s = static_cast<cudaStream_t>(stream());
+  convert_visit(p, [&]<ConvertDirection kDir, WideType kWide, CodeFormat kFormat, bool kIndex>() {
+    convert_kernel<kDir, kWide, kFormat, kIndex><<<grid, block, plan.dynamic_smem_bytes, s>>>(p);
+  });
   check_launch(plan);
 }
 

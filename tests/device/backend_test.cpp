@@ -41,14 +41,13 @@ TEST_P(BackendMemory, UploadTooLargeIsRejected) {
   EXPECT_THROW(backend().upload(b, std::span<const std::uint8_t>(v)), std::invalid_argument);
 }
 
-// Planted bug: a convert launch whose params claim more units than the output holds (bypassing
+// Planted bug: a convert launch whose params claim more elements than the output holds (bypassing
 // the launcher's validation) writes past the end; the trailing guard check must report it.
 TEST_P(BackendMemory, GuardCatchesPlantedOutOfBoundsWrite) {
   DeviceBuffer out = backend().alloc(10, "codes");
   ConvertParams p;
   p.format = CodeFormat::kE4M3;
-  p.count = 12;
-  p.units = 12;  // 2 bytes past the end
+  p.count = 12;  // 2 bytes past the end
   p.input_is_index = true;
   p.index_base = 0x3F800000u;  // 1.0f, 1.0000001f, ...: code 0x38, never the guard pattern
   p.out = out.as<std::uint8_t>();

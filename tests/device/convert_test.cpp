@@ -83,9 +83,11 @@ mxv::check::InputKind input_kind(WideType t) {
                                 : mxv::check::InputKind::kFp16;
 }
 
-/// Encodes `bits` (as inputs of type t) on the backend; expects the reference's bytes.
+/// Encodes `bits` (as inputs of type t) on the backend; expects the reference's bytes. With
+/// `element_path` the launcher's plan runs with `vector` cleared, as for a buffer that is not
+/// 16-byte aligned (backend buffers always are): every element takes the per-element path.
 void expect_encode_matches(Backend& backend, CodeFormat f, WideType t, const std::vector<std::uint32_t>& bits,
-                           bool index_mode) {
+                           bool index_mode, bool element_path = false) {
   const std::uint64_t count = bits.size();
   DeviceBuffer in;
   if (!index_mode) {
@@ -107,9 +109,18 @@ void expect_encode_matches(Backend& backend, CodeFormat f, WideType t, const std
   a.out = &out;
   a.input_is_index = index_mode;
   a.index_base = index_mode ? bits.front() : 0;
-  const LaunchPlan plan = convert(backend, a);
+  ConvertLaunch planned = plan_convert(a);
+  EXPECT_TRUE(planned.params.vector) << "backend buffers are 16-byte aligned";
+  if (element_path) {
+    planned.params.vector = false;
+    backend.launch_convert(planned.plan, planned.params);
+  } else {
+    convert(backend, a);
+  }
   ASSERT_EQ(backend.launch_log().back().kernel, "convert");
-  EXPECT_EQ(plan.grid.x, (code_bytes(f, count) + 255) / 256);
+  // 256 threads x 4 lane groups of 16 wide bytes (4 fp32 or 8 bf16/fp16 elements) per block.
+  const std::uint64_t per_block = 256 * 4 * (t == WideType::kF32 ? 4 : 8);
+  EXPECT_EQ(planned.plan.grid.x, (count + per_block - 1) / per_block);
   backend.synchronize();
 
   const std::vector<std::uint8_t> actual = backend.download<std::uint8_t>(out);
@@ -173,6 +184,18 @@ TEST_P(ConvertEncode, OddCountFromMemory) {
   expect_encode_matches(backend(), f, t, bits, /*index_mode=*/false);
 }
 
+// The per-element path on its own (the vector path off): an odd count of bit patterns spread
+// over every exponent and sign.
+TEST_P(ConvertEncode, ElementPathMatchesReference) {
+  const auto [f, t] = param();
+  std::vector<std::uint32_t> bits;
+  for (std::uint32_t i = 0; i < 1001; ++i) {
+    const std::uint32_t pattern = i * 0x9E3779B1u;  // spread over exponents and signs
+    bits.push_back(t == WideType::kF32 ? pattern : pattern >> 16);
+  }
+  expect_encode_matches(backend(), f, t, bits, /*index_mode=*/false, /*element_path=*/true);
+}
+
 std::vector<EncodeCase> all_encode_cases() {
   std::vector<EncodeCase> v;
   for (CodeFormat f : {CodeFormat::kE4M3, CodeFormat::kE2M1, CodeFormat::kE8M0Rz, CodeFormat::kE8M0Rp}) {
@@ -189,14 +212,14 @@ INSTANTIATE_TEST_SUITE_P(AllFormats, ConvertEncode,
 
 class ConvertDecode : public BackendParamTest<EncodeCase> {};
 
-// Every code (every byte for packed E2M1: both nibbles) -> fp32 exactly, bf16 / fp16 rounded once.
-TEST_P(ConvertDecode, EveryCodeMatchesReference) {
-  const auto [f, t] = param();
-  const std::uint64_t count = f == CodeFormat::kE2M1 ? 512 : 256;
+/// Decodes `count` codes (byte i = i mod 256, so every code, both nibbles for E2M1) on the
+/// backend and expects the reference's values: fp32 exactly, bf16 / fp16 rounded once.
+/// `element_path` as in expect_encode_matches.
+void expect_decode_matches(Backend& backend, CodeFormat f, WideType t, std::uint64_t count, bool element_path) {
   std::vector<std::uint8_t> codes(code_bytes(f, count));
   for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<std::uint8_t>(i);
-  DeviceBuffer in = backend().alloc_upload(std::span<const std::uint8_t>(codes), "codes");
-  DeviceBuffer out = backend().alloc(count * wide_bytes(t), "wide", kSentinel);
+  DeviceBuffer in = backend.alloc_upload(std::span<const std::uint8_t>(codes), "codes");
+  DeviceBuffer out = backend.alloc(count * wide_bytes(t), "wide", kSentinel);
   ConvertArgs a;
   a.direction = ConvertDirection::kDecode;
   a.wide = t;
@@ -204,8 +227,10 @@ TEST_P(ConvertDecode, EveryCodeMatchesReference) {
   a.count = count;
   a.in = &in;
   a.out = &out;
-  convert(backend(), a);
-  backend().synchronize();
+  ConvertLaunch planned = plan_convert(a);
+  planned.params.vector = !element_path;
+  backend.launch_convert(planned.plan, planned.params);
+  backend.synchronize();
 
   std::vector<float> values(count);
   for (std::uint64_t i = 0; i < count; ++i) {
@@ -222,13 +247,31 @@ TEST_P(ConvertDecode, EveryCodeMatchesReference) {
       std::memcpy(&expected[2 * i], &h, 2);
     }
   }
-  const auto actual = backend().download<std::uint8_t>(out);
+  const auto actual = backend.download<std::uint8_t>(out);
   mxv::check::Options opt;
   opt.sentinel = kSentinel;
   const auto report = mxv::check::compare(mxv::check::OutputSpec::tensor("decoded", wide_kind(t), 1, count),
                                           expected, actual, {}, opt);
   EXPECT_TRUE(mxv::check::matches(report)) << to_string(f) << " to " << to_string(t);
-  EXPECT_EQ(backend().guard_damage(out), "");
+  EXPECT_EQ(backend.guard_damage(out), "");
+  EXPECT_EQ(backend.guard_damage(in), "");
+}
+
+TEST_P(ConvertDecode, EveryCodeMatchesReference) {
+  const auto [f, t] = param();
+  expect_decode_matches(backend(), f, t, f == CodeFormat::kE2M1 ? 512 : 256, /*element_path=*/false);
+}
+
+// An odd count that is no multiple of a lane group (4 fp32 / 8 bf16, fp16 elements): the last
+// group takes the per-element path, and the last E2M1 byte's high nibble writes nothing.
+TEST_P(ConvertDecode, OddCountMatchesReference) {
+  const auto [f, t] = param();
+  expect_decode_matches(backend(), f, t, 301, /*element_path=*/false);
+}
+
+TEST_P(ConvertDecode, ElementPathMatchesReference) {
+  const auto [f, t] = param();
+  expect_decode_matches(backend(), f, t, 301, /*element_path=*/true);
 }
 
 std::vector<EncodeCase> decode_cases() {
@@ -244,6 +287,41 @@ INSTANTIATE_TEST_SUITE_P(AllFormats, ConvertDecode,
                          mxv::test::backend_case_names([](const EncodeCase& c) {
                            return std::string(to_string(c.format)) + "_to_" + std::string(to_string(c.wide));
                          }));
+
+// Coalescing (emulator): fp32 -> E4M3 and -> E2M1 over two full blocks (2 x 4096 elements). Per
+// warp and step, 32 lanes load 16 contiguous bytes each (512 bytes, 16 sectors) and store their
+// 4 codes (4 bytes per lane: 128 bytes, 4 sectors) or 2 packed E2M1 bytes (64 bytes, 2 sectors),
+// so every sector a request touches is used whole. 2 blocks x 8 warps x 4 steps = 64 requests of
+// each kind.
+class ConvertCoalescing : public BackendOnlyTest {};
+
+TEST_P(ConvertCoalescing, EveryRequestUsesWholeSectors) {
+  constexpr std::uint64_t kCount = 2 * 4096;
+  const std::vector<float> x(kCount, 1.5f);
+  DeviceBuffer in = backend().alloc_upload(std::span<const float>(x), "in");
+  DeviceBuffer out = backend().alloc(kCount, "codes");
+  for (CodeFormat f : {CodeFormat::kE4M3, CodeFormat::kE2M1}) {
+    ConvertArgs a;
+    a.format = f;
+    a.count = kCount;
+    a.in = &in;
+    a.out = &out;
+    emulated()->reset_coalescing();
+    convert(backend(), a);
+    ASSERT_TRUE(backend().take_findings().empty());
+    const mxv::emu::CoalescingReport r = emulated()->coalescing("convert");
+    EXPECT_EQ(r.loads.requests, 64u) << r.to_string();
+    EXPECT_EQ(r.loads.sectors, 64u * 16) << r.to_string();
+    EXPECT_EQ(r.stores.requests, 64u) << r.to_string();
+    EXPECT_EQ(r.stores.sectors, 64u * (f == CodeFormat::kE4M3 ? 4 : 2)) << r.to_string();
+    EXPECT_DOUBLE_EQ(r.loads.efficiency(), 1.0) << r.to_string();
+    EXPECT_DOUBLE_EQ(r.stores.efficiency(), 1.0) << r.to_string();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Emulator, ConvertCoalescing,
+                         ::testing::Combine(::testing::Values(BackendKind::kEmulated), ::testing::Values(NoCase{})),
+                         mxv::test::backend_only_names());
 
 // Bad arguments are rejected on the host, naming the argument; nothing is launched.
 class ConvertArguments : public BackendOnlyTest {};

@@ -23,6 +23,15 @@
 #define MXV_FORCEINLINE inline
 #endif
 
+// Full unrolling of a kernel's fixed-count loops over its per-thread items, so their arrays stay
+// in registers (nvcc's heuristic gives up on bodies with calls or cold paths). Not logic: the
+// host compiler ignores it.
+#if defined(__CUDA_ARCH__)
+#define MXV_UNROLL _Pragma("unroll")
+#else
+#define MXV_UNROLL
+#endif
+
 namespace mxv::device {
 
 struct Dim3 {

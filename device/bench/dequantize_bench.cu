@@ -95,9 +95,10 @@ int main(int argc, char** argv) {
   c0 = DeviceBuffer();
   c1 = DeviceBuffer();
 
+  // [E, N, K]: the reference shape, and an MoE layer's expert weights (32 experts x 4096 x 7168).
   struct Shape { std::int64_t e, n, k; };
-  const Shape shape{8, 2048, 4096};
   std::printf("\n%-14s %-8s %-5s %-9s %-18s %10s %10s %8s\n", "recipe", "packing", "out", "kernel", "shape", "ms", "GB/s", "of copy");
+  for (const Shape shape : {Shape{8, 2048, 4096}, Shape{32, 4096, 7168}})
   for (const char* rname : {"nvfp4_te", "mxfp4_nvidia"}) {
     const mxv::Recipe r = mxv::Recipe::by_name(rname);
     const std::int64_t total = shape.e * shape.n * shape.k;
@@ -116,10 +117,9 @@ int main(int argc, char** argv) {
     for (WeightPackingAxis packing : {WeightPackingAxis::kK, WeightPackingAxis::kN}) {
       for (WideType t : {WideType::kBf16, WideType::kF32}) {
         // "tiled-r64": the tiled kernel forced into its rows64 geometry (block (8, 64), one 64-k tile
-        // per thread, with the tiled arithmetic) for K-packed weights, so one run shows what the
-        // "units" geometry adds on top of the arithmetic.
+        // per thread, with the tiled arithmetic), so one run shows what the "units" (K-packed) and
+        // "transpose" (N-packed) geometries add on top of the arithmetic.
         for (int variant = 0; variant < 3; ++variant) {
-          if (variant == 2 && packing != WeightPackingAxis::kK) continue;
           const DequantizeVariant v = variant == 0 ? DequantizeVariant::kScalar : DequantizeVariant::kTiled;
           DequantizeArgs args;
           args.recipe = r;

@@ -1,5 +1,6 @@
 // The cuda backend's dequantize entries: __global__ wrappers running the scalar and tiled kernel
-// bodies with a CudaCtx, dispatched on the plan's variant name.
+// bodies with a CudaCtx, dispatched on the plan's variant name (and, for tiled, the geometry its
+// block shape selects).
 #include <cuda_runtime.h>
 
 #include "mxv/device/cuda_backend.h"
@@ -14,9 +15,11 @@ __global__ void dequantize_scalar_kernel(DequantizeParams p) {
   CudaCtx ctx;
   dequantize_scalar_body(ctx, p);
 }
-__global__ void __launch_bounds__(kDequantTileN * kDequantGroups) dequantize_tiled_kernel(DequantizeParams p) {
+// One wrapper per geometry, each bounded by its own block size.
+template <DequantGeometry kGeometry, unsigned kThreads>
+__global__ void __launch_bounds__(kThreads) dequantize_tiled_kernel(DequantizeParams p) {
   CudaCtx ctx;
-  dequantize_tiled_body(ctx, p);
+  dequantize_tiled_geometry_body<kGeometry>(ctx, p);
 }
 }  // namespace
 
@@ -28,7 +31,17 @@ void CudaBackend::launch_dequantize(const LaunchPlan& plan, const DequantizePara
     dequantize_scalar_kernel<<<grid, block, plan.dynamic_smem_bytes, s>>>(p);
   } else if (plan.kernel == "dequantize_tiled") {
     note_launch(plan);
-    dequantize_tiled_kernel<<<grid, block, plan.dynamic_smem_bytes, s>>>(p);
+    switch (dequant_geometry(plan.block)) {
+      case DequantGeometry::kUnits:
+        dequantize_tiled_kernel<DequantGeometry::kUnits, kDequantUnitThreads><<<grid, block, plan.dynamic_smem_bytes, s>>>(p);
+        break;
+      case DequantGeometry::kTranspose:
+        dequantize_tiled_kernel<DequantGeometry::kTranspose, kTransposeThreads><<<grid, block, plan.dynamic_smem_bytes, s>>>(p);
+        break;
+      case DequantGeometry::kRows64:
+        dequantize_tiled_kernel<DequantGeometry::kRows64, kDequantTileN * kDequantGroups><<<grid, block, plan.dynamic_smem_bytes, s>>>(p);
+        break;
+    }
   } else {
     not_implemented(plan.kernel);
   }

@@ -25,6 +25,10 @@ std::string cat(const Parts&... parts) {
   return os.str();
 }
 
+bool aligned(const DeviceBuffer* b, std::uintptr_t bytes) {
+  return b != nullptr && reinterpret_cast<std::uintptr_t>(b->data()) % bytes == 0;
+}
+
 [[noreturn]] void reject(const std::string& argument, const std::string& rule) {
   throw std::invalid_argument(cat("dequantize: ", argument, ": ", rule));
 }
@@ -144,13 +148,20 @@ DequantizeLaunch plan_dequantize(const DequantizeArgs& a) {
   if (tiled) {
     // Geometry (kernels/dequantize_tiled.h): K-packed weights take the "units" blocks (256 threads,
     // each with 8 independent 16-byte stores and all their loads issued first); N-packed weights
-    // the "rows64" blocks (8 x 64, shared-memory staging of the packed tile).
+    // the "transpose" blocks (8 x 32, 256 rows staged with 16-byte loads and transposed in
+    // registers) when N % 32 == 0, else the "rows64" blocks (8 x 64, byte staging).
     l.plan.kernel = "dequantize_tiled";
     const auto row_tiles = static_cast<unsigned>((n + kDequantTileN - 1) / kDequantTileN);
     if (a.packing == WeightPackingAxis::kK) {
       const std::uint64_t span = std::uint64_t{kDequantTileK} * dequant_units(a.out_type);
       l.plan.grid = {static_cast<unsigned>((k + span - 1) / span), row_tiles, static_cast<unsigned>(e)};
       l.plan.block = {kDequantUnitThreads, 1, 1};
+    } else if (n % 32 == 0 && aligned(a.packed, 16) && aligned(a.scales, 4)) {
+      // 16-byte loads of whole packed k rows need N/2 % 16 == 0; the scale words need the 4 (or
+      // 2) scale bytes of a row's 64-k tile aligned, which K % 64 == 0 gives on an aligned buffer.
+      l.plan.grid = {static_cast<unsigned>(k / kDequantTileK), static_cast<unsigned>((n + kTransposeTileN - 1) / kTransposeTileN),
+                     static_cast<unsigned>(e)};
+      l.plan.block = {kDequantGroups, kTransposeGroups, 1};
     } else {
       l.plan.grid = {static_cast<unsigned>(k / kDequantTileK), row_tiles, static_cast<unsigned>(e)};
       l.plan.block = {kDequantGroups, kDequantTileN, 1};

@@ -7,9 +7,11 @@
 // 128-byte store lines and load efficiency.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend_fixture.h"
@@ -121,6 +123,8 @@ const std::vector<Shape>& shapes() {
       {N, 1, 128, 80, kScalar, "N-packed, K one block past 64"},
       {N, 2, 130, 400, kScalar, "N-packed, K = 400"},
       {N, 1, 128, 128, kTiled, "N-packed, 128 rows"},
+      {N, 1, 96, 128, kTiled, "N-packed, N = 96: the last 16-byte chunk of each packed row tile unused"},
+      {N, 2, 288, 64, kTiled, "N-packed, two 256-row tiles, the second 32 rows"},
       {K, 1, 256, 256, kTiled, "larger tiled shape (emulator-sized)"},
   };
   return v;
@@ -341,21 +345,35 @@ TEST_P(DequantizeCoalescing, TiledStoresAreFullLines) {
   }
 }
 
-// The tiled kernel's loads, MXFP4 (no s_dec), N = K = 128, derived per warp (4 rows x 8 k groups):
-//   K-packed: one 32-bit load per lane; each row's 8 lanes read 32 contiguous bytes at row*64 +
-//     32*blockIdx.x, 32-aligned -> 4 sectors for 128 bytes. Scales: row*4 + (k0 + 8x)/32, rows
-//     4r..4r+3 -> 16 contiguous bytes in one sector, 32 one-byte lanes -> 32 bytes for 1 sector.
-//     Total 160 requested / 160 fetched.
-//   N-packed: the staging loads are 32 lanes x 1 byte over one 32-aligned 32-byte run of a k row
-//     (N/2 = 64) -> 1 sector each, 100%; scales as above.
-// So every fetched byte is requested: kernel-level load efficiency >= 1.0 (the threshold). The
-// scalar kernel on the same N-packed shape stays at 32 / 1024 for its packed loads.
-TEST_P(DequantizeCoalescing, TiledLoadEfficiencyAtLeastOne) {
-  for (WeightPackingAxis packing : {WeightPackingAxis::kK, WeightPackingAxis::kN}) {
-    const auto report = run(packing, 128, 128, WideType::kBf16, DequantizeVariant::kTiled, "mxfp4_nvidia");
-    EXPECT_GE(report.loads.efficiency(), 1.0) << report.to_string();
-    EXPECT_TRUE(report.violations({0, 1.0}).empty()) << report.to_string();
+// The tiled kernel's loads, MXFP4 (no s_dec), N = K = 128, derived per warp.
+//   K-packed ("units"): one 32-bit load per lane; each row's 8 lanes read 32 contiguous bytes at
+//     row*64 + 32*blockIdx.x, 32-aligned -> 4 sectors for 128 bytes. Scales: row*4 + (k0 + 8x)/32,
+//     rows 4r..4r+3 -> 16 contiguous bytes in one sector, 32 one-byte lanes -> 32 bytes for 1
+//     sector. Every fetched byte is requested: kernel-level load efficiency >= 1.0.
+TEST_P(DequantizeCoalescing, TiledKPackedLoadEfficiencyAtLeastOne) {
+  const auto report = run(WeightPackingAxis::kK, 128, 128, WideType::kBf16, DequantizeVariant::kTiled, "mxfp4_nvidia");
+  EXPECT_GE(report.loads.efficiency(), 1.0) << report.to_string();
+  EXPECT_TRUE(report.violations({0, 1.0}).empty()) << report.to_string();
+}
+
+//   N-packed ("transpose", N % 32 == 0; grid (2, 1, 1) x block (8, 32): 2 blocks of 8 warps):
+//   - packed staging: thread l loads 16-byte chunks q = l and l + 256 of the 64 k rows x 128
+//     bytes, k row q/8, bytes 16*(q%8) of the row tile; N/2 = 64, so chunks q%8 = 0..3 exist.
+//     Each warp request covers 4 k rows x 64 contiguous, 64-aligned bytes: 8 sectors, all
+//     requested. 2 blocks x 8 warps x 2 = 32 requests, 100%;
+//   - scale words: thread l < 128 (rows that exist: warps 0..3) loads the 2 scale bytes of row l
+//     for its 64-k tile (16 bits at row*4 + k0/32): 32 rows x 2 bytes 4 apart = 64 of the 128
+//     bytes of 4 sectors. 2 x 4 = 8 requests, 50% (the other k tile reads the other halves).
+TEST_P(DequantizeCoalescing, TiledNPackedStagingLoadsAreWholeLines) {
+  const auto report = run(WeightPackingAxis::kN, 128, 128, WideType::kBf16, DequantizeVariant::kTiled, "mxfp4_nvidia");
+  using P = std::pair<std::uint64_t, std::uint64_t>;
+  std::vector<P> loads;
+  for (const auto& site : report.sites) {
+    if (site.kind == mxv::emu::AccessKind::kLoad) loads.emplace_back(site.figures.requests, site.figures.sectors);
   }
+  std::sort(loads.begin(), loads.end());
+  EXPECT_EQ(loads, (std::vector<P>{{8, 8 * 4}, {32, 32 * 8}})) << report.to_string();
+  EXPECT_DOUBLE_EQ(report.loads.efficiency(), (32.0 * 256 + 8.0 * 64) / (32.0 * 256 + 8.0 * 128)) << report.to_string();
 }
 
 INSTANTIATE_TEST_SUITE_P(Emulator, DequantizeCoalescing,

@@ -246,4 +246,35 @@ TEST(NcuCalibration, TiledKernelPerSiteDecomposition) {
   EXPECT_EQ(site_figures(r, AccessKind::kStore), (std::vector<P>{{68, 1056}})) << r.to_string();
 }
 
+// ---- dequantize_tiled, "transpose" geometry, E1 N128 K128 (grid (2, 1, 1) x block (8, 32)) ----
+//
+// NOT YET MEASURED with ncu: the figures below are derived by hand from kernels/dequantize_tiled.h
+// and held against the emulator only. To calibrate, run on the H200 (same metrics as above)
+//   ncu --clock-control none --metrics l1tex__t_{sectors,requests}_pipe_lsu_mem_global_op_{ld,st}.sum
+//       build/gpu/tests/device/device_dequantize_test
+//       --gtest_filter='*/cuda_nvfp4_te_fp32_npacked_E1_N128_K128'
+// and compare with the totals predicted here: ld 48 requests / 328 sectors, st 128 requests (plus
+// one per warp-store whose lanes split between the fast and the general path, if nvcc duplicates
+// that store as it does in rows64) / 2048 sectors.
+//
+// Per block (8 warps of 32 threads, thread l = 8 t.y + t.x, rows n0 + 8 t.y .. + 7):
+//   - packed staging: chunks q = l, l + 256 (k row q/8, 16 bytes at 16*(q%8) of the 128-byte row
+//     tile); N/2 = 64 bytes, so chunks q%8 = 0..3 load: every warp request covers 4 k rows x 64
+//     bytes = 8 sectors. 2 blocks x 8 warps x 2 = 32 requests, 256 sectors;
+//   - scale words: thread l < 128 (warps 0..3) loads row l's 4 NVFP4 scale bytes of the tile (32
+//     bits at row*8 + k0/16): 32 rows x 4 bytes 8 apart = 256 bytes = 8 sectors. 8 requests, 64 sectors;
+//   - s_dec: the threads whose rows exist (t.y < 16: warps 0..3), one uniform word: 8 requests,
+//     8 sectors;
+//   - stores: one store16 site, fp32: 8 rows x 2 stores per thread; per instruction the 8 lanes of
+//     each of 4 rows write one full 128-byte line: 4 warps x 16 x 2 blocks = 128 requests of 16
+//     sectors = 2048.
+TEST(NcuCalibration, TransposeKernelPerSiteDecompositionDerivedByHand) {
+  const CoalescingReport r = run_npacked_nvfp4_fp32(128, 128, "dequantize_tiled");
+  using P = std::pair<std::uint64_t, std::uint64_t>;
+  EXPECT_EQ(site_figures(r, AccessKind::kLoad), (std::vector<P>{{8, 8}, {8, 64}, {32, 256}})) << r.to_string();
+  EXPECT_EQ(site_figures(r, AccessKind::kStore), (std::vector<P>{{128, 2048}})) << r.to_string();
+  EXPECT_EQ(r.loads.requests, 48u) << r.to_string();
+  EXPECT_EQ(r.loads.sectors, 328u) << r.to_string();
+}
+
 }  // namespace

@@ -2,21 +2,34 @@
 // the ONNX Runtime pull request this tiling follows; section 7, "Performance": >= 85% of the copy
 // bandwidth).
 //
-// Output mapping (both geometries below): a warp covers 4 rows n; the 8 lanes x = 0..7 of a row
+// Output mapping (every geometry below): a warp covers 4 rows n; the 8 lanes x = 0..7 of a row
 // emit 16 bytes each per store instruction, so every store request is 4 full 128-byte lines:
 //   - bf16 / fp16: k = kt + 8x .. kt + 8x + 7 (kt = first k of a 64-k tile), one 16-byte store;
 //   - fp32: two 16-byte stores of 4 values, k = kt + 32s + 4x + {0..3} (s = 0, 1).
 // The 4 (or 8) values of a store never straddle a 16- or 32-k scale block: one scale byte each.
 //
-// Two launch geometries, told apart by the block shape the launcher (dequantize.cpp) chose:
+// Three launch geometries, told apart by the block shape the launcher (dequantize.cpp) chose
+// (dequant_geometry; the cuda backend launches one __global__ per geometry):
 //  - "units" (block (256, 1, 1); K-packed [E, N, K/2]): a block covers 64 rows n x
 //    64 * kDequantUnits<out> k. Thread l handles rows n0 + l/8 and n0 + l/8 + 32 and that many
 //    64-k tiles, i.e. 8 stores of 16 bytes. All its packed words (one 32-bit / 16-bit load per
 //    store: the 8 lanes of a row read 32 / 16 contiguous bytes) and scale bytes are loaded before
 //    the first value is computed, so 8 independent loads are in flight per thread (Little's law:
 //    with one store per thread, each thread would wait a full memory latency per 16 bytes written).
-//  - "rows64" (block (8, 64); N-packed [E, K, N/2]): a block covers 64 rows x 64 k, thread (x, y)
-//    row n0 + y. 64 rows n are exactly 32 packed bytes per k, so the block stages its 64 k x 32
+//  - "transpose" (block (8, 32); N-packed [E, K, N/2] with N % 32 == 0): a block covers 256 rows n
+//    x 64 k. It stages the tile's 64 k rows of 128 packed bytes with 16-byte loads (8 lanes per k
+//    row: each warp request is 4 full 128-byte lines) and the 4 (NVFP4) or 2 (MX) scale bytes of
+//    each row (one load per thread) in shared memory. Thread (x, g) then owns rows n0 + 8g ..
+//    n0 + 8g + 7, i.e. packed word column g: it reads that word from 8 k rows (k = 8x + i for
+//    bf16/fp16; 4x + i and 32 + 4x + i for fp32, so each fp32 store instruction also writes full
+//    lines), transposes the 8 x 8 nibbles in registers (6 byte permutes per word pair and 4
+//    shift/xor steps) so that word j holds row 8g + j's codes along k, and stores each row's 16 (or
+//    2 x 16) bytes: the 8 lanes x of a row write one full 128-byte line. The shared tile's word
+//    columns are XORed with 4 * ((k row >> 3 or 2) & 7), so the 32 lanes of a read hit 32
+//    different banks. Each thread converts 64 values, after 2 16-byte and 1 scale load issued
+//    together.
+//  - "rows64" (block (8, 64); N-packed [E, K, N/2] with N % 32 != 0): a block covers 64 rows x
+//    64 k, thread (x, y) row n0 + y. 64 rows n are exactly 32 packed bytes per k, so the block stages its 64 k x 32
 //    bytes in shared memory with byte loads where 32 consecutive lanes read one 32-byte run (every
 //    packed sector the block touches is consumed whole), then each thread picks its nibbles from
 //    shared memory (rows padded to 33 bytes so the 8 k groups of a warp fall in different banks).
@@ -54,16 +67,14 @@
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
 #include "mxv/device/kernels/dequantize_params.h"
+#include "mxv/device/kernels/fp4_block.h"  // byte_perm
 
-// Loops over a thread's stores must unroll fully so their arrays live in registers (nvcc's
-// heuristic gives up on bodies that contain the general path). Not logic: the host ignores it.
-// The general (NaN-aware) path is a real call on the GPU so the 8 inlined fast paths stay compact
+// Loops over a thread's stores unroll fully (MXV_UNROLL) so their arrays live in registers. The
+// general (NaN-aware) path is a real call on the GPU so the 8 inlined fast paths stay compact
 // in the instruction cache; it runs only for stores whose scale is NaN / Inf.
 #if defined(__CUDA_ARCH__)
-#define MXV_DEQUANT_UNROLL _Pragma("unroll")
 #define MXV_DEQUANT_COLD __noinline__
 #else
-#define MXV_DEQUANT_UNROLL
 #define MXV_DEQUANT_COLD
 #endif
 
@@ -75,6 +86,19 @@ inline constexpr unsigned kDequantGroups = 8;    ///< lanes per row: k groups of
 inline constexpr unsigned kNPackedRowBytes = 32; ///< packed bytes of 64 rows n at one k
 inline constexpr unsigned kNPackedSmemStride = 33;
 inline constexpr unsigned kDequantUnitThreads = 256;  ///< "units" geometry: block (256, 1, 1)
+inline constexpr unsigned kTransposeTileN = 256;      ///< "transpose" geometry: rows n per block
+inline constexpr unsigned kTransposeRowBytes = kTransposeTileN / 2;  ///< packed bytes per k row
+inline constexpr unsigned kTransposeGroups = 32;      ///< block (8, 32): 8 rows n per thread
+inline constexpr unsigned kTransposeThreads = kDequantGroups * kTransposeGroups;
+
+/// The three launch geometries of the tiled kernel (see the file comment).
+enum class DequantGeometry : std::uint8_t { kUnits, kRows64, kTranspose };
+
+/// The geometry a block shape selects: (256, 1) units, (8, 32) transpose, (8, 64) rows64.
+MXV_HD constexpr DequantGeometry dequant_geometry(Dim3 block) {
+  return block.y == 1u ? DequantGeometry::kUnits
+                       : block.y == kTransposeGroups ? DequantGeometry::kTranspose : DequantGeometry::kRows64;
+}
 
 /// "units" geometry: 64-k tiles per thread (bf16/fp16: 4 tiles = 4 stores per row; fp32: 2
 /// tiles = 4 stores per row), so every thread issues 8 16-byte stores over its 2 rows.
@@ -142,7 +166,7 @@ MXV_HD MXV_FORCEINLINE Vec16 convert_store(std::uint32_t codes, std::uint32_t sc
   if (!fast) return convert_store_general<kOut>(codes, BlockFactor{scale, sd.s_dec, kNvfp4});
   Vec16 v{};
   float x[kValues];
-  MXV_DEQUANT_UNROLL
+  MXV_UNROLL
   for (unsigned j = 0; j < kValues; ++j) x[j] = (e2m1_raw(codes >> (4 * j)) * fa) * fb;
   // Finite values only here: cvt.h's pair conversions (hardware cvt from sm_80; `hi` first).
   if constexpr (kOut == WideType::kF32) {
@@ -174,7 +198,7 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
   // Item i = (row r = i / kPerRow, unit u, store s): k offset within the row and validity.
   std::uint32_t kk[kPerRow];
   bool unit_ok[kPerRow];
-  MXV_DEQUANT_UNROLL
+  MXV_UNROLL
   for (unsigned j = 0; j < kPerRow; ++j) {
     const unsigned u = j / kStoresPerUnit, s = j % kStoresPerUnit;
     kk[j] = (tile0 + u) * kDequantTileK + (kF32 ? 32u * s + 4u * x : 8u * x);
@@ -182,7 +206,7 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
   }
   std::uint64_t row[2];
   bool row_ok[2];
-  MXV_DEQUANT_UNROLL
+  MXV_UNROLL
   for (unsigned r = 0; r < 2; ++r) {
     const std::uint32_t n = n_first + 32u * r;
     row_ok[r] = n < p.n;
@@ -192,7 +216,7 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
   // Every load first: 8 packed words and 8 scale bytes in flight per thread.
   std::uint32_t codes[kItems];
   std::uint32_t scodes[kItems];
-  MXV_DEQUANT_UNROLL
+  MXV_UNROLL
   for (unsigned i = 0; i < kItems; ++i) {
     const unsigned r = i / kPerRow, j = i % kPerRow;
     codes[i] = 0;
@@ -210,7 +234,7 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
   SdecInfo sd{};
   if constexpr (kScale == DequantScale::kUE4M3) sd = make_sdec(load_s_dec(ctx, p, b.z));
 
-  MXV_DEQUANT_UNROLL
+  MXV_UNROLL
   for (unsigned i = 0; i < kItems; ++i) {
     const unsigned r = i / kPerRow, j = i % kPerRow;
     if (row_ok[r] && unit_ok[j]) {
@@ -290,36 +314,167 @@ MXV_HD void tiled_rows64(Ctx& ctx, const DequantizeParams& p) {
   }
 }
 
+/// The 8 x 8 nibble matrix held in w (nibble j of w[i] = M[i][j]) transposed in place (nibble i
+/// of w[j] = M[i][j]): halves between words i and i + 4, then bytes between i and i + 2, then
+/// nibbles between i and i + 1, each step transposing the blocks the previous one left in place.
+MXV_HD MXV_FORCEINLINE void transpose_nibbles_8x8(std::uint32_t (&w)[8]) {
+  MXV_UNROLL
+  for (unsigned i = 0; i < 4; ++i) {
+    const std::uint32_t a = w[i], b = w[i + 4];
+    w[i] = fp4_block::byte_perm(a, b, 0x5410u);      // [a.b0, a.b1, b.b0, b.b1]
+    w[i + 4] = fp4_block::byte_perm(a, b, 0x7632u);  // [a.b2, a.b3, b.b2, b.b3]
+  }
+  MXV_UNROLL
+  for (unsigned j = 0; j < 4; ++j) {
+    const unsigned i = (j & 1u) | ((j & 2u) << 1);  // 0, 1, 4, 5
+    const std::uint32_t a = w[i], b = w[i + 2];
+    w[i] = fp4_block::byte_perm(a, b, 0x6240u);      // [a.b0, b.b0, a.b2, b.b2]
+    w[i + 2] = fp4_block::byte_perm(a, b, 0x7351u);  // [a.b1, b.b1, a.b3, b.b3]
+  }
+  MXV_UNROLL
+  for (unsigned i = 0; i < 8; i += 2) {
+    const std::uint32_t t = ((w[i] >> 4) ^ w[i + 1]) & 0x0F0F0F0Fu;
+    w[i] ^= t << 4;
+    w[i + 1] ^= t;
+  }
+}
+
+/// "transpose" geometry (N-packed, N % 32 == 0). See the file comment.
 template <WideType kOut, DequantScale kScale, class Ctx>
-MXV_HD void tiled_dispatch_geometry(Ctx& ctx, const DequantizeParams& p) {
-  if (ctx.block_dim().y == 1u) {
+MXV_HD void tiled_transpose(Ctx& ctx, const DequantizeParams& p) {
+  constexpr bool kF32 = kOut == WideType::kF32;
+  constexpr bool kNvfp4 = kScale == DequantScale::kUE4M3;
+  constexpr unsigned kWordsPerRow = kTransposeRowBytes / 4;                  // 32
+  constexpr unsigned kChunks = kDequantTileK * kTransposeRowBytes / 16 / kTransposeThreads;  // 2
+  // Reads of one instruction come from k rows 8x + i (bf16/fp16) or 4x + i, 32 + 4x + i (fp32):
+  // x = (row >> kSwizzleShift) & 7 in both, and the word column XORed with 4x puts the 32 lanes
+  // (8 x, 4 column groups) on 32 different banks.
+  constexpr unsigned kSwizzleShift = kF32 ? 2u : 3u;
+  const auto column = [](std::uint32_t r, std::uint32_t c) { return r * kWordsPerRow + (c ^ (4u * ((r >> kSwizzleShift) & 7u))); };
+  const Dim3 b = ctx.block_idx();
+  const Dim3 t = ctx.thread_idx();
+  const std::uint32_t e = b.z;
+  const std::uint32_t n0 = b.y * kTransposeTileN;
+  const std::uint32_t k0 = b.x * kDequantTileK;
+  const std::uint32_t l = t.y * kDequantGroups + t.x;
+  const std::uint32_t row_bytes = p.n >> 1;  // a multiple of 16 (the gate: N % 32 == 0)
+
+  // Staging loads, all issued first: 64 k rows x 128 bytes in 16-byte chunks (8 lanes per k row,
+  // 4 full lines per warp request), and the 4 (NVFP4) or 2 (MX) scale bytes of row n0 + l.
+  Vec16 chunk[kChunks];
+  bool chunk_ok[kChunks];
+  MXV_UNROLL
+  for (unsigned i = 0; i < kChunks; ++i) {
+    const std::uint32_t q = l + i * kTransposeThreads, r = q >> 3, part = q & 7u;
+    chunk_ok[i] = (n0 >> 1) + 16u * part < row_bytes;
+    if (chunk_ok[i]) {
+      const std::uint64_t byte = (std::uint64_t{e} * p.k + k0 + r) * row_bytes + (n0 >> 1) + 16u * part;
+      chunk[i] = ctx.load16(GlobalPtr<std::uint32_t>{reinterpret_cast<std::uint32_t*>(p.packed.raw)}, byte >> 2);
+    }
+  }
+  const bool scale_row_ok = n0 + l < p.n;
+  std::uint32_t scale_word = 0;
+  if (scale_row_ok) {
+    const std::uint64_t byte = (std::uint64_t{e} * p.n + n0 + l) * p.scale_cols + (k0 >> (kNvfp4 ? 4u : 5u));
+    if constexpr (kNvfp4) {
+      scale_word = ctx.load(GlobalPtr<std::uint32_t>{reinterpret_cast<std::uint32_t*>(p.scales.raw)}, byte >> 2);
+    } else {
+      scale_word = ctx.load(GlobalPtr<std::uint16_t>{reinterpret_cast<std::uint16_t*>(p.scales.raw)}, byte >> 1);
+    }
+  }
+  SharedPtr<std::uint32_t> tile = ctx.template shared_array<std::uint32_t, kDequantTileK * kWordsPerRow, 1>();
+  SharedPtr<std::uint32_t> tile_scales = ctx.template shared_array<std::uint32_t, kTransposeTileN, 2>();
+  MXV_UNROLL
+  for (unsigned i = 0; i < kChunks; ++i) {
+    const std::uint32_t q = l + i * kTransposeThreads, r = q >> 3, part = q & 7u;
+    if (!chunk_ok[i]) continue;
+    MXV_UNROLL
+    for (unsigned j = 0; j < 4; ++j) ctx.store(tile, column(r, 4u * part + j), chunk[i].w[j]);
+  }
+  if (scale_row_ok) ctx.store(tile_scales, l, scale_word);
+  ctx.syncthreads();
+
+  // Thread (x, g): rows n0 + 8g .. n0 + 8g + 7 (packed word column g), k group x.
+  const std::uint32_t x = t.x, g = t.y;
+  if (n0 + 8u * g >= p.n) return;  // after the barrier; N % 8 == 0, so all 8 rows or none
+  std::uint32_t w[8];
+  MXV_UNROLL
+  for (unsigned i = 0; i < 8; ++i) {
+    const std::uint32_t r = kF32 ? (i < 4 ? 4u * x + i : 32u + 4u * x + (i - 4)) : 8u * x + i;
+    w[i] = ctx.load(tile, column(r, g));
+  }
+  transpose_nibbles_8x8(w);  // w[j]: row n0 + 8g + j, nibble i = the i-th k read above
+
+  SdecInfo sd{};
+  if constexpr (kNvfp4) sd = make_sdec(load_s_dec(ctx, p, e));
+  constexpr unsigned kBlockShift = kNvfp4 ? 4u : 5u;
+  MXV_UNROLL
+  for (unsigned j = 0; j < 8; ++j) {
+    const std::uint32_t local = 8u * g + j;
+    const std::uint32_t scales = ctx.load(tile_scales, local);
+    const std::uint64_t out_row = (std::uint64_t{e} * p.n + n0 + local) * p.k;
+    if constexpr (kF32) {
+      MXV_UNROLL
+      for (unsigned s = 0; s < 2; ++s) {
+        const std::uint32_t kk = 32u * s + 4u * x;  // k offset in the tile
+        const std::uint32_t code = (scales >> (8u * (kk >> kBlockShift))) & 0xFFu;
+        const Vec16 v = convert_store<kOut, kScale>(w[j] >> (16u * s), code, sd);
+        ctx.store16(GlobalPtr<float>{reinterpret_cast<float*>(p.out.raw)}, out_row + k0 + kk, v);
+      }
+    } else {
+      const std::uint32_t kk = 8u * x;
+      const std::uint32_t code = (scales >> (8u * (kk >> kBlockShift))) & 0xFFu;
+      const Vec16 v = convert_store<kOut, kScale>(w[j], code, sd);
+      ctx.store16(GlobalPtr<std::uint16_t>{reinterpret_cast<std::uint16_t*>(p.out.raw)}, out_row + k0 + kk, v);
+    }
+  }
+}
+
+template <DequantGeometry kGeometry, WideType kOut, DequantScale kScale, class Ctx>
+MXV_HD void tiled_geometry(Ctx& ctx, const DequantizeParams& p) {
+  if constexpr (kGeometry == DequantGeometry::kUnits) {
     tiled_units<kOut, kScale>(ctx, p);
+  } else if constexpr (kGeometry == DequantGeometry::kTranspose) {
+    tiled_transpose<kOut, kScale>(ctx, p);
   } else {
     tiled_rows64<kOut, kScale>(ctx, p);
   }
 }
 
-template <WideType kOut, class Ctx>
+template <DequantGeometry kGeometry, WideType kOut, class Ctx>
 MXV_HD void tiled_dispatch_scale(Ctx& ctx, const DequantizeParams& p) {
   switch (p.scale) {
-    case DequantScale::kE8M0: tiled_dispatch_geometry<kOut, DequantScale::kE8M0>(ctx, p); return;
-    case DequantScale::kE8M0OrtQmoe: tiled_dispatch_geometry<kOut, DequantScale::kE8M0OrtQmoe>(ctx, p); return;
-    case DequantScale::kE8M0Flushed: tiled_dispatch_geometry<kOut, DequantScale::kE8M0Flushed>(ctx, p); return;
-    case DequantScale::kUE4M3: tiled_dispatch_geometry<kOut, DequantScale::kUE4M3>(ctx, p); return;
+    case DequantScale::kE8M0: tiled_geometry<kGeometry, kOut, DequantScale::kE8M0>(ctx, p); return;
+    case DequantScale::kE8M0OrtQmoe: tiled_geometry<kGeometry, kOut, DequantScale::kE8M0OrtQmoe>(ctx, p); return;
+    case DequantScale::kE8M0Flushed: tiled_geometry<kGeometry, kOut, DequantScale::kE8M0Flushed>(ctx, p); return;
+    case DequantScale::kUE4M3: tiled_geometry<kGeometry, kOut, DequantScale::kUE4M3>(ctx, p); return;
   }
 }
 
 }  // namespace dequant_detail
 
-/// block (256, 1, 1): "units" geometry, grid (ceil(K / (64 * dequant_units(out))), ceil(N/64), E),
-/// K-packed only; block (8, 64): "rows64" geometry, grid (K/64, ceil(N/64), E), either packing.
-template <class Ctx>
-MXV_HD void dequantize_tiled_body(Ctx& ctx, const DequantizeParams& p) {
+/// One geometry's kernel (the cuda backend launches one __global__ per geometry, so each gets
+/// its own register allocation): kUnits with block (256, 1, 1), grid (ceil(K / (64 *
+/// dequant_units(out))), ceil(N/64), E), K-packed only; kTranspose with block (8, 32), grid (K/64,
+/// ceil(N/256), E), N-packed with N % 32 == 0; kRows64 with block (8, 64), grid (K/64, ceil(N/64),
+/// E), either packing.
+template <DequantGeometry kGeometry, class Ctx>
+MXV_HD void dequantize_tiled_geometry_body(Ctx& ctx, const DequantizeParams& p) {
   using namespace dequant_detail;
   switch (p.out_type) {
-    case WideType::kF32: tiled_dispatch_scale<WideType::kF32>(ctx, p); return;
-    case WideType::kBf16: tiled_dispatch_scale<WideType::kBf16>(ctx, p); return;
-    case WideType::kF16: tiled_dispatch_scale<WideType::kF16>(ctx, p); return;
+    case WideType::kF32: tiled_dispatch_scale<kGeometry, WideType::kF32>(ctx, p); return;
+    case WideType::kBf16: tiled_dispatch_scale<kGeometry, WideType::kBf16>(ctx, p); return;
+    case WideType::kF16: tiled_dispatch_scale<kGeometry, WideType::kF16>(ctx, p); return;
+  }
+}
+
+/// The geometry the launch's block shape selects (dequant_geometry), then its kernel.
+template <class Ctx>
+MXV_HD void dequantize_tiled_body(Ctx& ctx, const DequantizeParams& p) {
+  switch (dequant_geometry(ctx.block_dim())) {
+    case DequantGeometry::kUnits: dequantize_tiled_geometry_body<DequantGeometry::kUnits>(ctx, p); return;
+    case DequantGeometry::kTranspose: dequantize_tiled_geometry_body<DequantGeometry::kTranspose>(ctx, p); return;
+    case DequantGeometry::kRows64: dequantize_tiled_geometry_body<DequantGeometry::kRows64>(ctx, p); return;
   }
 }
 

@@ -83,14 +83,43 @@ function(mxv_add_test)
     PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
 endfunction()
 
-# mxv_add_benchmark(NAME <name> SOURCES ... [DEPS ...]): a Google Benchmark program (not a test).
+# mxv_add_tests([PREFIX <p>] DEPS ... LABELS <label> TESTS <name> ...)
+# Several tests of one folder that share their dependencies and label, one GoogleTest executable
+# each: test <p><name> built from <name>.cpp (tests mirror sources: <file>_test.cpp). A test with
+# its own sources, definitions or timeout uses mxv_add_test.
+function(mxv_add_tests)
+  cmake_parse_arguments(ARG "" "PREFIX;LABELS" "DEPS;TESTS" ${ARGN})
+  foreach(name IN LISTS ARG_TESTS)
+    mxv_add_test(NAME ${ARG_PREFIX}${name} SOURCES ${name}.cpp DEPS ${ARG_DEPS} LABELS ${ARG_LABELS})
+  endforeach()
+endfunction()
+
+# mxv_add_benchmark(NAME <what>_bench [MAIN] [DEPS ...]): the benchmark program <what>_bench of
+# this folder, from bench/<what>_bench.cpp or, built only with CUDA, bench/<what>_bench.cu; run as
+# build/<preset>/<folder>/<what>_bench (BENCHMARKS.md names every one). Without MAIN it is a Google
+# Benchmark program, built when Google Benchmark is found (MXV_BUILD_BENCHMARKS); with MAIN it has
+# its own main() and command line (the GPU benchmarks, run by hand on the GPU machine).
 function(mxv_add_benchmark)
-  cmake_parse_arguments(ARG "" "NAME" "SOURCES;DEPS" ${ARGN})
-  if(NOT MXV_BUILD_BENCHMARKS)
+  cmake_parse_arguments(ARG "MAIN" "NAME" "DEPS" ${ARGN})
+  if(NOT ARG_NAME MATCHES "_bench$")
+    message(FATAL_ERROR "mxv_add_benchmark(${ARG_NAME}): a benchmark is named <what>_bench")
+  endif()
+  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/bench/${ARG_NAME}.cu)
+    if(NOT MXV_ENABLE_CUDA)
+      return()
+    endif()
+    set(source bench/${ARG_NAME}.cu)
+  else()
+    set(source bench/${ARG_NAME}.cpp)
+  endif()
+  if(NOT ARG_MAIN AND NOT MXV_BUILD_BENCHMARKS)
     return()
   endif()
-  add_executable(${ARG_NAME} ${ARG_SOURCES})
-  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} benchmark::benchmark Threads::Threads)
+  add_executable(${ARG_NAME} ${source})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} Threads::Threads)
+  if(NOT ARG_MAIN)
+    target_link_libraries(${ARG_NAME} PRIVATE benchmark::benchmark)
+  endif()
   mxv_set_warnings(${ARG_NAME})
 endfunction()
 

@@ -3,7 +3,7 @@
 // 85% of copy, scalar ~5-10%). CUDA events on the backend's stream, warm-up, median of --reps timed
 // launches, inputs rotated over several sets whose total exceeds the 50 MB L2, random (never zero)
 // data.
-// Usage: mxv_device_bench [--reps N] [--sets S]      Output: one line per case, then a summary.
+// Usage: dequantize_bench [--reps N] [--sets S]      Output: one line per case, then a summary.
 #include <cuda_runtime.h>
 
 #include <algorithm>

@@ -390,7 +390,7 @@ std::uint64_t BlockRun::collective(ThreadState& t, CollectiveOp op, unsigned mas
 
 std::uint32_t BlockRun::site_id(ThreadState&, CallSite site) {
   // A direct-mapped cache in front of the site table: kernels have a handful of sites, and the
-  // table's hash lookup was ~8% of emulation time (perf, emulation_bench).
+  // table's hash lookup was ~8% of emulation time (perf, emulator_bench).
   SiteCacheEntry& e = site_cache_[(site.line ^ (reinterpret_cast<std::uintptr_t>(site.file) >> 4)) % kSiteCacheSize];
   if (e.file != site.file || e.line != site.line) {
     e = {site.file, site.line, impl_.sites.intern(site)};

@@ -45,7 +45,7 @@ struct Converter {
 // Why: a vectoriser sizes its vectors by the narrowest type in a loop, so a loop that writes the
 // code bytes directly processes 32 lanes (four AVX2 registers of 32-bit values) per iteration
 // and spills its temporaries; the 32-bit block keeps the encode at 8 lanes, and a second loop
-// narrows the block to bytes (about +15-25% on encode_benchmark, BENCHMARKS.md "formats").
+// narrows the block to bytes (about +15-25% on encode_bench, BENCHMARKS.md "formats").
 template <detail::EncodeRules R, class Load>
 MXV_VECTOR_CLONES void encode_blocks(Load load, std::uint8_t* out, std::size_t n) {
   constexpr std::size_t kBlock = 256;

@@ -14,7 +14,7 @@ the same run and every figure is also given as a fraction of it. Bytes counted p
 the ones mxv's benchmarks count: each input read once, each output written once.
 
 mxv's figures come from the text output of its C++ benchmarks (device/bench), given with
---mxv-quantize FILE (quantize_bench) and --mxv-dequantize FILE (mxv_device_bench); rows whose
+--mxv-quantize FILE (quantize_bench) and --mxv-dequantize FILE (dequantize_bench); rows whose
 mxv figure is found get the speed-up mxv / eager and mxv / torch.compile.
 
   python3 tools/gpu/torch_peers.py [--reps 50] [--sets 4] [--mxv-quantize q.txt] [--mxv-dequantize d.txt]

@@ -72,7 +72,7 @@ std::uint8_t encode_fp16(const FloatFormat& format, std::uint16_t bits, ConvertM
 float decode(const FloatFormat& format, std::uint8_t code, Dialect dialect = Dialect::kCuda);
 
 /// Batch forms: one mode check, then a tight loop (>= 1e9 values/s per core; see
-/// reference/bench/encode_benchmark.cpp). `out` must be at least as long as `in` (throws).
+/// reference/bench/encode_bench.cpp). `out` must be at least as long as `in` (throws).
 void encode(const FloatFormat& format, std::span<const float> in, std::span<std::uint8_t> out,
             ConvertMode mode = {});
 void encode_bf16(const FloatFormat& format, std::span<const std::uint16_t> in,

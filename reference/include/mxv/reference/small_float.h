@@ -36,7 +36,7 @@ constexpr std::uint32_t round_shift(std::uint32_t x, std::uint32_t shift, std::u
 }
 
 /// The generic encode: fp32 bits -> code, for the rules of one (format, mode). Tuned for
-/// throughput of the batch loops in float_format.cpp (reference/bench/encode_benchmark.cpp, goal
+/// throughput of the batch loops in float_format.cpp (reference/bench/encode_bench.cpp, goal
 /// >= 1e9 conversions/s on one core): no data-dependent branches, no calls, no lookups. Both
 /// range candidates of step 3 are computed for every input and one is selected, because
 /// selects (blends) vectorise and branches do not.

@@ -32,7 +32,7 @@ const std::vector<float>& inputs() {
   static const std::vector<float> xs = [] {
     unsigned seed = 20240501;
     if (const char* s = std::getenv("MXV_BENCH_SEED")) seed = static_cast<unsigned>(std::atoi(s));
-    std::fprintf(stderr, "encode_benchmark: input seed %u (MXV_BENCH_SEED)\n", seed);
+    std::fprintf(stderr, "encode_bench: input seed %u (MXV_BENCH_SEED)\n", seed);
     std::mt19937 rng(seed);
     std::normal_distribution<float> n(0.0f, 1.0f);
     std::uniform_int_distribution<int> u(-10, 10);

@@ -11,9 +11,8 @@
 namespace mxv::cli {
 
 void add_convert_verb(CLI::App& app) {
-  auto req = std::make_shared<ConvertRequest>();
-  CLI::App* cmd = app.add_subcommand(
-      "convert",
+  const auto [cmd, req] = add_verb<ConvertRequest>(
+      app, "convert",
       "Convert raw little-endian fp32/bf16/fp16 files to format codes (one per byte) and back, "
       "or sweep all 2^32 fp32 patterns printing one SHA-256 per 2^24-pattern chunk");
   add_text(*cmd, "--format", req->format, "e2m1 | e4m3 | ue4m3 | e8m0 (required)", kName);

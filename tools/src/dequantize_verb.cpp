@@ -9,9 +9,8 @@
 namespace mxv::cli {
 
 void add_dequantize_verb(CLI::App& app) {
-  auto req = std::make_shared<DequantizeRequest>();
-  CLI::App* cmd = app.add_subcommand(
-      "dequantize", "Dequantize activations or MoE weights (k-packed / n-packed) to fp32 / bf16 / fp16");
+  const auto [cmd, req] = add_verb<DequantizeRequest>(
+      app, "dequantize", "Dequantize activations or MoE weights (k-packed / n-packed) to fp32 / bf16 / fp16");
   add_text(*cmd, "--kind", req->kind, "activations | weights (default activations)", kName);
   add_recipe(*cmd, req->recipe, "a preset (as for quantize)");
   add_text(*cmd, "--elements", req->elements, "packed elements, as quantize --out-elements writes them (required)", kFile);

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -18,10 +17,9 @@
 
 namespace mxv::cli {
 
-void add_fuzz_verb(CLI::App& app) {
-  auto opt = std::make_shared<fuzz::FuzzOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "fuzz",
+void add_fuzz_verb(CLI::App& app, int& exit_code) {
+  const auto [cmd, opt] = add_verb<fuzz::FuzzOptions>(
+      app, "fuzz",
       "Property-based verification: generated kernel calls aimed at rounding and layout decisions, each checked "
       "against the reference and metamorphic identities on every available backend; a failure is shrunk to a "
       "minimal counterexample and printed with the command that replays it (docs/fuzzing.md). Exit codes: 0 every "
@@ -35,16 +33,13 @@ void add_fuzz_verb(CLI::App& app) {
   cmd->add_option("--cases", opt->cases, "or: run this many cases of each property (default 50)")
       ->type_name(kInt)
       ->excludes(minutes);
-  add_text(*cmd, "--seed", *seed_text,
-           "run seed, 0 to 2^64 - 1 (a property's cases are a function of it and the property name) (default " +
-               std::to_string(opt->seed) + ")",
-           kInt);
+  add_seed(*cmd, *seed_text, "run seed", "a property's cases are a function of it and the property name", opt->seed);
   add_text(*cmd, "--backend", opt->backend, "auto | cuda | emulated (default auto: every available backend)", kName);
   add_text(*cmd, "--property", opt->properties, "run only this property (repeatable; see --list)", kName);
   cmd->add_flag("--list", opt->list, "list the properties and exit");
   add_text(*cmd, "--save-failure", opt->save_failure,
            "write the failing case to FILE (golden cases; docs/fuzzing.md, \"Saved failures\")", kFile);
-  cmd->callback([opt, minutes_text, seed_text] {
+  cmd->callback([opt, minutes_text, seed_text, &exit_code] {
     if (*minutes_text) {
       opt->minutes = io::parse_real_option("--minutes", **minutes_text, io::RealRule::kFiniteNonNegative);
     }
@@ -55,13 +50,7 @@ void add_fuzz_verb(CLI::App& app) {
       probe.output("--save-failure", opt->save_failure);
     }
     opt->live = isatty(fileno(stderr)) != 0;
-    const int code = fuzz::run_fuzz(*opt, std::cout, std::cerr);
-    if (code != 0) {
-      // The verb's verdict is the exit code; the program maps exceptions to 2, so leave directly.
-      std::cout.flush();
-      std::cerr.flush();
-      std::exit(code);
-    }
+    exit_code = fuzz::run_fuzz(*opt, std::cout, std::cerr);
   });
 }
 

@@ -3,25 +3,18 @@
 // success, 1 a verification result (changes found, a case failed, files differ), 2 bad usage or
 // a bad file.
 #include <CLI/CLI.hpp>
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "mxv/cli/verbs.h"
+#include "mxv/cli/vocabulary.h"
 #include "mxv/golden/golden_tool.h"
 
 namespace mxv::cli {
 
 namespace {
-
-/// The verb's exit code: main() maps exceptions to 2, so a verdict leaves directly.
-void finish(int code) {
-  std::cout.flush();
-  std::cerr.flush();
-  if (code != 0) std::exit(code);
-}
 
 /// "mxv golden regen --check": the command as typed, without the program's own path.
 std::string command_line(int argc, char** argv) {
@@ -32,25 +25,23 @@ std::string command_line(int argc, char** argv) {
 
 }  // namespace
 
-void add_golden_verb(CLI::App& app, int argc, char** argv) {
+void add_golden_verb(CLI::App& app, int argc, char** argv, int& exit_code) {
   CLI::App* golden = app.add_subcommand(
       "golden", "HDF5 golden files: committed expectations with provenance (schema: docs/golden-files.md)");
   golden->require_subcommand(1);
   const std::string cmdline = command_line(argc, argv);
 
-  auto regen = std::make_shared<golden::RegenOptions>();
+  const auto [r, regen] = add_verb<golden::RegenOptions>(
+      *golden, "regen", "Rewrite golden files from the reference; print per case the bytes changed, cases added and removed");
   regen->command_line = cmdline;
-  CLI::App* r = golden->add_subcommand(
-      "regen", "Rewrite golden files from the reference; print per case the bytes changed, cases added and removed");
   r->add_flag("--check", regen->check, "change nothing; exit 1 when regeneration would change anything");
   r->add_option("FILE", regen->files,
                 "files to regenerate (default: the committed set golden/*.h5); the name's stem is the family: codes, "
                 "quantize, dequantize, swiglu");
-  r->callback([regen] { finish(golden::run_regen(*regen, std::cout, std::cerr)); });
+  r->callback([regen, &exit_code] { exit_code = golden::run_regen(*regen, std::cout, std::cerr); });
 
-  auto check = std::make_shared<golden::CheckOptions>();
-  CLI::App* c = golden->add_subcommand(
-      "check",
+  const auto [c, check] = add_verb<golden::CheckOptions>(
+      *golden, "check",
       "Run the kernels on golden inputs and compare with the expected outputs (classified report), or check a "
       "candidate file another implementation filled in");
   c->add_option("--backend", check->backend, "auto | cuda | emulated (auto: every available backend)")
@@ -59,28 +50,26 @@ void add_golden_verb(CLI::App& app, int argc, char** argv) {
                 "a file written by `mxv golden template` whose outputs another implementation filled in");
   c->add_option("--max-listed", check->max_listed, "mismatches listed per failing output")->capture_default_str();
   c->add_option("FILE", check->files, "golden files (default: the committed set golden/*.h5)");
-  c->callback([check] { finish(golden::run_check(*check, std::cout, std::cerr)); });
+  c->callback([check, &exit_code] { exit_code = golden::run_check(*check, std::cout, std::cerr); });
 
-  auto tmpl = std::make_shared<golden::TemplateOptions>();
+  const auto [t, tmpl] = add_verb<golden::TemplateOptions>(
+      *golden, "template", "Write a candidate file: the cases' inputs and empty outputs of the right shape and dtype");
   tmpl->command_line = cmdline;
-  CLI::App* t = golden->add_subcommand(
-      "template", "Write a candidate file: the cases' inputs and empty outputs of the right shape and dtype");
   t->add_option("--case", tmpl->cases, "case names or shell patterns (quantize.nvfp4_te.*)")->required();
   t->add_option("-o,--output", tmpl->output, "the candidate file to write")->required();
-  t->callback([tmpl] { finish(golden::run_template(*tmpl, std::cout, std::cerr)); });
+  t->callback([tmpl, &exit_code] { exit_code = golden::run_template(*tmpl, std::cout, std::cerr); });
 
-  auto describe_file = std::make_shared<std::string>();
-  CLI::App* d = golden->add_subcommand("describe", "List a file's provenance and cases (recipes, shapes, datasets)");
+  const auto [d, describe_file] =
+      add_verb<std::string>(*golden, "describe", "List a file's provenance and cases (recipes, shapes, datasets)");
   d->add_option("FILE", *describe_file, "a golden or candidate file")->required();
-  d->callback([describe_file] { finish(golden::run_describe(*describe_file, std::cout, std::cerr)); });
+  d->callback([describe_file, &exit_code] { exit_code = golden::run_describe(*describe_file, std::cout, std::cerr); });
 
-  auto diff_files = std::make_shared<std::vector<std::string>>();
-  CLI::App* df = golden->add_subcommand(
-      "diff", "Compare two golden files per case and dataset, with the classified report where outputs differ");
+  const auto [df, diff_files] = add_verb<std::vector<std::string>>(
+      *golden, "diff", "Compare two golden files per case and dataset, with the classified report where outputs differ");
   // One positional named FILES: CLI11 2.4 (Ubuntu 24.04, the GPU runner) rejects a name with a space.
   df->add_option("FILES", *diff_files, "the two files, A then B")->required()->expected(2)->type_name("A B");
-  df->callback([diff_files] {
-    finish(golden::run_diff(diff_files->at(0), diff_files->at(1), std::cout, std::cerr));
+  df->callback([diff_files, &exit_code] {
+    exit_code = golden::run_diff(diff_files->at(0), diff_files->at(1), std::cout, std::cerr);
   });
 }
 

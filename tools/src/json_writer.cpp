@@ -54,6 +54,10 @@ void JsonWriter::before_value() {
     after_key_ = false;
     return;
   }
+  next_member(l);
+}
+
+void JsonWriter::next_member(Level& l) {
   if (!l.empty) out_ << ',';
   if (static_cast<int>(levels_.size()) <= line_depth_) {
     newline(levels_.size());
@@ -63,48 +67,31 @@ void JsonWriter::before_value() {
   l.empty = false;
 }
 
-void JsonWriter::open(char bracket, bool object) {
+JsonWriter& JsonWriter::open(char bracket, bool object) {
   before_value();
   out_ << bracket;
   levels_.push_back(Level{object});
+  return *this;
 }
 
-void JsonWriter::close(char bracket) {
+JsonWriter& JsonWriter::close(char bracket) {
   if (levels_.empty()) throw std::logic_error("JsonWriter: closing more than was opened");
   const bool had_elements = !levels_.back().empty;
   levels_.pop_back();
   if (had_elements && static_cast<int>(levels_.size()) < line_depth_) newline(levels_.size());
   out_ << bracket;
   if (levels_.empty() && line_depth_ > 0) out_ << '\n';
+  return *this;
 }
 
-JsonWriter& JsonWriter::begin_object() {
-  open('{', true);
-  return *this;
-}
-JsonWriter& JsonWriter::end_object() {
-  close('}');
-  return *this;
-}
-JsonWriter& JsonWriter::begin_array() {
-  open('[', false);
-  return *this;
-}
-JsonWriter& JsonWriter::end_array() {
-  close(']');
-  return *this;
-}
+JsonWriter& JsonWriter::begin_object() { return open('{', true); }
+JsonWriter& JsonWriter::end_object() { return close('}'); }
+JsonWriter& JsonWriter::begin_array() { return open('[', false); }
+JsonWriter& JsonWriter::end_array() { return close(']'); }
 
 JsonWriter& JsonWriter::key(std::string_view name) {
   if (levels_.empty() || !levels_.back().object || after_key_) throw std::logic_error("JsonWriter: key outside an object");
-  Level& l = levels_.back();
-  if (!l.empty) out_ << ',';
-  if (static_cast<int>(levels_.size()) <= line_depth_) {
-    newline(levels_.size());
-  } else if (!l.empty && line_depth_ > 0) {
-    out_ << ' ';
-  }
-  l.empty = false;
+  next_member(levels_.back());
   out_ << json_quote(name) << (line_depth_ > 0 ? ": " : ":");
   after_key_ = true;
   return *this;

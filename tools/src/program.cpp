@@ -73,9 +73,10 @@ int run_program(int argc, char** argv) {
   add_quantize_verb(app);
   add_dequantize_verb(app);
   add_swiglu_quantize_verb(app);
-  add_verify_verb(app);
-  add_golden_verb(app, argc, argv);
-  add_fuzz_verb(app);
+  int verdict = 0;
+  add_verify_verb(app, verdict);
+  add_golden_verb(app, argc, argv, verdict);
+  add_fuzz_verb(app, verdict);
   app.require_subcommand(1);
 
   // The top level: no verb, `help [VERB]`, an unknown verb.
@@ -117,7 +118,7 @@ int run_program(int argc, char** argv) {
     std::cerr << "mxv " << (verb ? verb->get_name() : std::string()) << ": " << e.what() << "\n";
     return 2;
   }
-  return 0;
+  return verdict;
 }
 
 }  // namespace mxv::cli

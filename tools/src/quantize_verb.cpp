@@ -9,9 +9,9 @@
 namespace mxv::cli {
 
 void add_quantize_verb(CLI::App& app) {
-  auto req = std::make_shared<QuantizeRequest>();
-  CLI::App* cmd = app.add_subcommand(
-      "quantize", "Quantize activations [rows, cols] with a recipe (MXFP4, NVFP4, MXFP8); docs/semantics.md sections 4-5");
+  const auto [cmd, req] = add_verb<QuantizeRequest>(
+      app, "quantize",
+      "Quantize activations [rows, cols] with a recipe (MXFP4, NVFP4, MXFP8); docs/semantics.md sections 4-5");
   add_input(*cmd, req->input, "activations [rows, cols], raw little-endian");
   add_dtype(*cmd, req->dtype, "fp32 | bf16 | fp16", "element type of --input");
   add_cols(*cmd, req->cols, "K, elements per row (required)");

@@ -10,9 +10,8 @@
 namespace mxv::cli {
 
 void add_swiglu_quantize_verb(CLI::App& app) {
-  auto req = std::make_shared<SwigluQuantizeRequest>();
-  CLI::App* cmd = app.add_subcommand(
-      "swiglu-quantize",
+  const auto [cmd, req] = add_verb<SwigluQuantizeRequest>(
+      app, "swiglu-quantize",
       "SwiGLU on a GEMM output [rows, 2I], quantized to NVFP4 (packed elements, block scales, global scale), "
       "fused or as the unfused pair; docs/semantics.md section 6");
   add_input(*cmd, req->input, "GEMM output [rows, 2I], raw little-endian");

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -16,10 +15,9 @@
 
 namespace mxv::cli {
 
-void add_verify_verb(CLI::App& app) {
-  auto opt = std::make_shared<golden::VerifyOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "verify",
+void add_verify_verb(CLI::App& app, int& exit_code) {
+  const auto [cmd, opt] = add_verb<golden::VerifyOptions>(
+      app, "verify",
       "Run the curated case catalogue (every kernel x supported preset x dtype x edge shape) on every "
       "available backend and compare each output byte for byte with the reference model. Exit codes: 0 every "
       "case passed, 1 a case failed, 2 a usage error (nothing run)");
@@ -31,20 +29,11 @@ void add_verify_verb(CLI::App& app) {
   cmd->add_flag("--cases", opt->all_cases, "print one line per case (default: only the failing cases)");
   add_text(*cmd, "--json", opt->json_path, "also write the results as JSON to FILE ('-': standard output)", kFile);
   auto seed = std::make_shared<std::optional<std::string>>();
-  add_text(*cmd, "--seed", *seed,
-           "seed of the input generator, 0 to 2^64 - 1 (each case hashes it with its id) (default " +
-               std::to_string(golden::kDefaultVerifySeed) + ")",
-           kInt);
-  cmd->callback([opt, seed] {
+  add_seed(*cmd, *seed, "seed of the input generator", "each case hashes it with its id", golden::kDefaultVerifySeed);
+  cmd->callback([opt, seed, &exit_code] {
     if (*seed) opt->seed = io::parse_uint64_option("--seed", **seed);
     opt->progress = isatty(fileno(stderr)) != 0;
-    const int code = golden::run_verify(*opt, std::cout, std::cerr).exit_code;
-    if (code != 0) {
-      // The verb's verdict is the exit code; the program maps exceptions to 2, so leave directly.
-      std::cout.flush();
-      std::cerr.flush();
-      std::exit(code);
-    }
+    exit_code = golden::run_verify(*opt, std::cout, std::cerr).exit_code;
   });
 }
 

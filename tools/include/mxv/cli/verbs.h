@@ -12,9 +12,12 @@ void add_convert_verb(CLI::App& app);
 void add_quantize_verb(CLI::App& app);
 void add_dequantize_verb(CLI::App& app);
 void add_swiglu_quantize_verb(CLI::App& app);
-void add_verify_verb(CLI::App& app);
+/// `verify`, `golden` and `fuzz` end in a verdict (0 every case passed, 1 one failed or something
+/// changed): their callback stores it in `exit_code`, which run_program returns (an exception is
+/// a usage error or bad input, exit code 2).
+void add_verify_verb(CLI::App& app, int& exit_code);
 /// `golden` records the command line as typed in the files it writes, hence argc / argv.
-void add_golden_verb(CLI::App& app, int argc, char** argv);
-void add_fuzz_verb(CLI::App& app);
+void add_golden_verb(CLI::App& app, int argc, char** argv, int& exit_code);
+void add_fuzz_verb(CLI::App& app, int& exit_code);
 
 }  // namespace mxv::cli

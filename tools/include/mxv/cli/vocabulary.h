@@ -7,10 +7,25 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 namespace mxv::cli {
+
+/// A verb (or a verb of `parent`'s) and the struct its options are bound to. The struct is shared:
+/// CLI11 writes the values into it while parsing, and the verb's callback, which CLI11 keeps after
+/// registration returns, reads it.
+template <class Options>
+struct Verb {
+  CLI::App* cmd;
+  std::shared_ptr<Options> options;
+};
+template <class Options>
+Verb<Options> add_verb(CLI::App& parent, const std::string& name, const std::string& description) {
+  return {parent.add_subcommand(name, description), std::make_shared<Options>()};
+}
 
 /// The value-type names shown in --help.
 inline constexpr const char* kFile = "FILE";
@@ -24,6 +39,14 @@ inline constexpr const char* kCounts = "INT,INT,...";
 template <class Dest>
 CLI::Option* add_text(CLI::App& cmd, const std::string& names, Dest& dest, const std::string& help, const char* type_name) {
   return cmd.add_option(names, dest, help)->type_name(type_name);
+}
+
+/// --seed: a 64-bit seed as text (the verb parses it with io::parse_uint64_option). `what` names
+/// it, `use` says what it determines, `fallback` is the seed when none is given.
+inline CLI::Option* add_seed(CLI::App& cmd, std::optional<std::string>& dest, const std::string& what,
+                             const std::string& use, std::uint64_t fallback) {
+  return add_text(cmd, "--seed", dest,
+                  what + ", 0 to 2^64 - 1 (" + use + ") (default " + std::to_string(fallback) + ")", kInt);
 }
 
 // ---- files ----

@@ -52,8 +52,11 @@ class JsonWriter {
     bool empty = true;
   };
   void before_value();
-  void open(char bracket, bool object);
-  void close(char bracket);
+  /// Starts the next element of array `l` or member of object `l`: the comma after the one
+  /// before, then its own line (shallow containers) or one space (deep ones, when indenting).
+  void next_member(Level& l);
+  JsonWriter& open(char bracket, bool object);
+  JsonWriter& close(char bracket);
   void newline(std::size_t depth);
   std::ostream& out_;
   int line_depth_;

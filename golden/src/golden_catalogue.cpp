@@ -47,7 +47,7 @@ bool mode_supported(const FloatFormat& f, ConvertMode m) {
 void add_codes(std::vector<GoldenCase>& out) {
   for (const FloatFormat* f : kFormats) {
     const std::vector<float> probes = conversion_probes(*f);
-    for (const Dialect d : {Dialect::kCuda, Dialect::kMlDtypes, Dialect::kTorch}) {
+    for (const Dialect d : kAllDialects) {
       for (const Rounding r : {Rounding::kNearestEven, Rounding::kTowardZero, Rounding::kUp}) {
         for (const Saturation s : {Saturation::kFinite, Saturation::kNone}) {
           const ConvertMode mode{r, s, d};

@@ -38,6 +38,7 @@ const H5::PredType& file_type(H5Storage s) {
   switch (s) {
     case H5Storage::kU8: return H5::PredType::STD_U8LE;
     case H5Storage::kU16: return H5::PredType::STD_U16LE;
+    case H5Storage::kU32: return H5::PredType::STD_U32LE;
     case H5Storage::kF32: return H5::PredType::IEEE_F32LE;
     case H5Storage::kI64: return H5::PredType::STD_I64LE;
   }
@@ -49,6 +50,7 @@ const H5::PredType& memory_type(H5Storage s) {
   switch (s) {
     case H5Storage::kU8: return H5::PredType::NATIVE_UINT8;
     case H5Storage::kU16: return H5::PredType::NATIVE_UINT16;
+    case H5Storage::kU32: return H5::PredType::NATIVE_UINT32;
     case H5Storage::kF32: return H5::PredType::NATIVE_FLOAT;
     case H5Storage::kI64: return H5::PredType::NATIVE_INT64;
   }
@@ -64,6 +66,7 @@ std::optional<H5Storage> storage_of(const H5::DataSet& ds) {
     if (t.getOrder() != H5T_ORDER_LE) return std::nullopt;
     if (!is_signed && t.getSize() == 1) return H5Storage::kU8;
     if (!is_signed && t.getSize() == 2) return H5Storage::kU16;
+    if (!is_signed && t.getSize() == 4) return H5Storage::kU32;
     if (is_signed && t.getSize() == 8) return H5Storage::kI64;
     return std::nullopt;
   }
@@ -105,6 +108,7 @@ std::string_view to_string(H5Storage s) {
   switch (s) {
     case H5Storage::kU8: return "uint8";
     case H5Storage::kU16: return "uint16";
+    case H5Storage::kU32: return "uint32";
     case H5Storage::kF32: return "float32";
     case H5Storage::kI64: return "int64";
   }
@@ -115,6 +119,7 @@ std::size_t element_bytes(H5Storage s) {
   switch (s) {
     case H5Storage::kU8: return 1;
     case H5Storage::kU16: return 2;
+    case H5Storage::kU32: return 4;
     case H5Storage::kF32: return 4;
     case H5Storage::kI64: return 8;
   }
@@ -488,7 +493,7 @@ H5Reader::DatasetInfo H5Reader::dataset_info(const std::string& path) const {
     const std::optional<H5Storage> s = storage_of(ds);
     if (!s) {
       throw GoldenFileError(impl_->path, path,
-                            "has element type " + describe_type(ds) + "; expected uint8, uint16, float32 or int64 (little-endian)");
+                            "has element type " + describe_type(ds) + "; expected uint8, uint16, uint32, float32 or int64 (little-endian)");
     }
     const H5::DataSpace space = ds.getSpace();
     const int rank = space.getSimpleExtentNdims();

@@ -74,6 +74,13 @@ GroupVerdict check_group(const CaptureGroup& g, const Recipe& recipe) {
     reject(g, "block size " + std::to_string(g.block_size) + " but recipe '" + std::string(recipe.name) + "' has " +
                   std::to_string(recipe.block_size));
   }
+  if (g.input_dtype) {
+    if (*g.input_dtype != "bfloat16") reject(g, "input_dtype '" + *g.input_dtype + "' is not bfloat16");
+    // The library quantized bf16 values; the dataset must hold them exactly (low 16 bits zero).
+    for (const std::uint32_t bits : g.input.data) {
+      if ((bits & 0xFFFFu) != 0) reject(g, "input_dtype bfloat16 but an input is not a bf16 value");
+    }
+  }
   GroupVerdict v;
   v.path = g.path;
   v.preset = std::string(recipe.name);

@@ -28,7 +28,7 @@ std::string reference_model_identity() {
   }
   for (const FloatFormat* f : {&kE2M1, &kE4M3, &kUE4M3, &kE8M0}) {
     const std::vector<float> probes = conversion_probes(*f);
-    for (const Dialect d : {Dialect::kCuda, Dialect::kMlDtypes, Dialect::kTorch}) {
+    for (const Dialect d : kAllDialects) {
       for (const Rounding r : {Rounding::kNearestEven, Rounding::kTowardZero, Rounding::kUp}) {
         for (const Saturation s : {Saturation::kFinite, Saturation::kNone}) {
           const ConvertMode mode{r, s, d};

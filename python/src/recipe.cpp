@@ -71,7 +71,7 @@ const std::vector<std::pair<std::string, Field>>& fields() {
       {"flush_e8m0_zero", plain_field(&Recipe::flush_e8m0_zero, "E8M0 0x00 decodes to 0 (flush-to-zero device).")},
       {"dialect", {[](const Recipe& r) { return nb::cast(std::string(to_string(r.dialect))); },
                    [](Recipe& r, nb::handle v) { r.dialect = dialect_by_name(nb::cast<std::string>(v)); },
-                   "Conversion dialect: 'cuda', 'ml_dtypes' or 'torch'."}},
+                   "Conversion dialect: 'cuda', 'ml_dtypes', 'torch' (torch 2.15, also 'torch@2.15') or 'torch@2.11'."}},
       {"scale_clamp", enum_field(&Recipe::scale_clamp, "scale_clamp", "Clamp of the NVFP4 block scale.")},
       {"element_encoder", enum_field(&Recipe::element_encoder, "element_encoder", "How an element becomes its code.")},
       {"dequant_order", enum_field(&Recipe::dequant_order, "dequant_order", "NVFP4 dequantization order.")},

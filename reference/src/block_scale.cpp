@@ -16,9 +16,10 @@ namespace {
 constexpr float kNvfp4AmaxToScale = 2688.0f;  // 448 (E4M3 max) * 6 (E2M1 max)
 
 constexpr ConvertMode kE4m3Rn{Rounding::kNearestEven, Saturation::kFinite, Dialect::kCuda};
-// torch's .to(torch.float8_e4m3fn): nearest-even, a NaN keeps its sign (the libraries clamp to
-// +-448 first, so saturation never decides anything).
-constexpr ConvertMode kTorchE4m3{Rounding::kNearestEven, Saturation::kNone, Dialect::kTorch};
+// torch's .to(torch.float8_e4m3fn) as of torch 2.15 (the captures' release): nearest-even, a NaN
+// keeps its sign. The libraries clamp to +-448 first, so torch@2.11's NaN on overflow and 2.15's
+// saturation agree on every value they pass.
+constexpr ConvertMode kTorchE4m3{Rounding::kNearestEven, Saturation::kFinite, Dialect::kTorch};
 
 bool is_library_order(Nvfp4Order order) {
   return order == Nvfp4Order::kModelopt || order == Nvfp4Order::kTorchao || order == Nvfp4Order::kTorchaoReciprocal;

@@ -43,7 +43,7 @@ TEST(GoldenCatalogue, CodesCoverEveryFormatAndSupportedMode) {
   }
   std::size_t supported = 0;
   for (const FloatFormat* f : {&kE2M1, &kE4M3, &kUE4M3, &kE8M0}) {
-    for (const Dialect d : {Dialect::kCuda, Dialect::kMlDtypes, Dialect::kTorch}) {
+    for (const Dialect d : kAllDialects) {
       EXPECT_TRUE(decoded.count({std::string(f->name), d})) << f->name << " decode " << to_string(d);
       for (const Rounding r : {Rounding::kNearestEven, Rounding::kTowardZero, Rounding::kUp}) {
         for (const Saturation s : {Saturation::kFinite, Saturation::kNone}) {

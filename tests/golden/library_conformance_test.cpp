@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -191,20 +192,55 @@ TEST(LibraryConformancePlanted, CorruptedCaptureIsCaught) {
   EXPECT_EQ(check_group(bad, Recipe::nvfp4_modelopt_047()).reports.at(3).mismatch_count, 1u);
 }
 
-// torch 2.15's E4M3 cast saturates; mxv's torch dialect (torch < 2.13) gives NaN on overflow. The
-// capture claims no conversion, and holding it to that dialect shows only NaN-class differences.
-TEST(LibraryConformancePlanted, TorchE4m3OverflowIsNotTheTorchDialect) {
-  const Capture cap = read_capture(kCaptures / "torch-casts-2.15.0.h5");
-  const CaptureGroup& g = find_group(cap, "/torch_cast/float8_e4m3fn");
-  ASSERT_TRUE(g.unclaimed.has_value());
-  const GroupVerdict v = check_cast(g, "e4m3:nearest-even:none:torch");
-  ASSERT_FALSE(v.ok());
-  EXPECT_EQ(v.reports.at(0).count(check::MismatchClass::kNanPolicy), v.mismatches()) << v.text();
-  // Nor is it the cuda satfinite rule: that drops a NaN's sign, torch keeps it (-NaN -> 0xFF).
-  const GroupVerdict cuda = check_cast(g, "e4m3:nearest-even:finite:cuda");
+// The two torch ranges are told apart by E4M3 overflow alone: torch 2.15's capture held to
+// torch@2.11, and torch 2.11's (CPU and CUDA) held to torch@2.15, differ in NaN-class codes only,
+// at the overflowing inputs. Nor is torch 2.15 the cuda satfinite rule: that drops a NaN's sign,
+// torch keeps it (-NaN -> 0xFF).
+TEST(LibraryConformancePlanted, TorchReleasesAreToldApart) {
+  const Capture torch_215 = read_capture(kCaptures / "torch-casts-2.15.0.h5");
+  const CaptureGroup& new_cast = find_group(torch_215, "/torch_cast/float8_e4m3fn");
+  EXPECT_EQ(new_cast.convert.value_or(""), "e4m3:nearest-even:finite:torch@2.15");
+  const GroupVerdict as_old = check_cast(new_cast, "e4m3:nearest-even:none:torch@2.11");
+  ASSERT_FALSE(as_old.ok());
+  EXPECT_EQ(as_old.reports.at(0).count(check::MismatchClass::kNanPolicy), as_old.mismatches()) << as_old.text();
+  for (const char* file : {"torch-casts-2.11.0.h5", "torch-casts-2.11.0-cuda.h5"}) {
+    const Capture torch_211 = read_capture(kCaptures / file);
+    const CaptureGroup& old_cast = find_group(torch_211, "/torch_cast/float8_e4m3fn");
+    EXPECT_EQ(old_cast.convert.value_or(""), "e4m3:nearest-even:none:torch@2.11") << file;
+    const GroupVerdict as_new = check_cast(old_cast, "e4m3:nearest-even:finite:torch");
+    ASSERT_FALSE(as_new.ok()) << file;
+    EXPECT_EQ(as_new.mismatches(), as_old.mismatches()) << file << as_new.text();
+    EXPECT_EQ(as_new.reports.at(0).count(check::MismatchClass::kNanPolicy), as_new.mismatches()) << as_new.text();
+  }
+  const GroupVerdict cuda = check_cast(new_cast, "e4m3:nearest-even:finite:cuda");
   ASSERT_EQ(cuda.mismatches(), 1u) << cuda.text();
   EXPECT_EQ(cuda.reports.at(0).listed.at(0).actual, 0xFFu);
   EXPECT_EQ(cuda.reports.at(0).listed.at(0).input_bits, 0xFFC00000u);
+}
+
+// Every torch cast capture in the directory, whatever its release or device, claims a conversion
+// for each cast torch performed and matches it. This reads the directory when it runs, so a newly
+// committed torch-casts-*.h5 is checked even where the per-file test list was discovered before it.
+TEST(LibraryCaptures, EveryTorchCastCaptureIsClaimedAndMatches) {
+  std::size_t files = 0;
+  for (const auto& f : all_files()) {
+    if (f.filename().string().rfind("torch-casts-", 0) != 0) continue;
+    ++files;
+    const Capture cap = read_capture(f);
+    EXPECT_EQ(cap.provenance.at("library"), "torch") << f;
+    std::size_t claimed = 0;
+    for (const CaptureGroup& g : cap.groups) {
+      if (g.error) continue;
+      ASSERT_TRUE(g.convert && !g.convert->empty()) << f << " " << g.path << ": torch cast with no claimed dialect";
+      const GroupVerdict v = check_cast(g, *g.convert);
+      EXPECT_TRUE(v.ok()) << f << "\n" << v.text();
+      ++claimed;
+    }
+    EXPECT_GE(claimed, 2u) << f << ": float8_e4m3fn and float8_e8m0fnu";
+    std::cout << "  " << f.filename().string() << " (" << cap.provenance.at("device") << "): " << claimed
+              << " casts held to their dialects\n";
+  }
+  EXPECT_GE(files, 3u) << "torch 2.11 CPU and CUDA, torch 2.15 CPU";
 }
 
 TEST(LibraryConformancePlanted, RefusedGroupsAreNotCompared) {

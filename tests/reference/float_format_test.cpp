@@ -321,23 +321,43 @@ TEST(FloatFormatEncode, MlDtypesSpecials) {
   EXPECT_EQ(encode(kE8M0, from_bits(0x003F'FFFFu), e8m0), 0x00);
 }
 
-TEST(FloatFormatEncode, TorchSpecialsFromTheC10Source) {
-  // c10/util/Float8_e4m3fn.h: |x| >= 480 (and Inf, NaN) -> 0x7F with the input's sign.
-  const ConvertMode e4m3{Rounding::kNearestEven, Saturation::kNone, Dialect::kTorch};
+TEST(FloatFormatEncode, Torch211SpecialsFromTheC10Source) {
+  // torch 2.11 c10/util/Float8_e4m3fn.h: |x| >= 480 (and Inf, NaN) -> 0x7F with the input's sign.
+  const ConvertMode e4m3{Rounding::kNearestEven, Saturation::kNone, Dialect::kTorch211};
   EXPECT_EQ(encode(kE4M3, 480.0f, e4m3), 0x7F);
   EXPECT_EQ(encode(kE4M3, -480.0f, e4m3), 0xFF);
+  EXPECT_EQ(encode(kE4M3, kInf, e4m3), 0x7F);
   EXPECT_EQ(encode(kE4M3, 464.0f, e4m3), 0x7E);
   EXPECT_EQ(encode(kE4M3, kNegNan, e4m3), 0xFF);
-  // c10/util/Float8_e8m0fnu.h: the exponent field rounded by guard/round/sticky, ties broken
-  // by the implicit bit; Inf/NaN -> 0xFF; sign ignored; zero -> 0x00.
-  const ConvertMode e8m0{Rounding::kNearestEven, Saturation::kNone, Dialect::kTorch};
-  EXPECT_EQ(encode(kE8M0, 3.0f, e8m0), 0x81);
-  EXPECT_EQ(encode(kE8M0, -3.0f, e8m0), 0x81);
-  EXPECT_EQ(encode(kE8M0, below(3.0f), e8m0), 0x80);
-  EXPECT_EQ(encode(kE8M0, 0.0f, e8m0), 0x00);
-  EXPECT_EQ(encode(kE8M0, -kInf, e8m0), 0xFF);
-  EXPECT_EQ(encode(kE8M0, 0x1.8p127f, e8m0), 0xFF);
-  EXPECT_EQ(encode(kE8M0, from_bits(0x0040'0001u), e8m0), 0x01);
+}
+
+TEST(FloatFormatEncode, Torch215SaturatesE4m3AndKeepsTheNanSign) {
+  // torch 2.15 (pytorch/pytorch#178817; docs/conformance.md): overflow and Inf -> +-448; a NaN
+  // keeps its sign, where the cuda satfinite rule drops it.
+  const ConvertMode e4m3{Rounding::kNearestEven, Saturation::kFinite, Dialect::kTorch};
+  EXPECT_EQ(encode(kE4M3, 480.0f, e4m3), 0x7E);
+  EXPECT_EQ(encode(kE4M3, -480.0f, e4m3), 0xFE);
+  EXPECT_EQ(encode(kE4M3, kInf, e4m3), 0x7E);
+  EXPECT_EQ(encode(kE4M3, -kInf, e4m3), 0xFE);
+  EXPECT_EQ(encode(kE4M3, 464.0f, e4m3), 0x7E);
+  EXPECT_EQ(encode(kE4M3, kNegNan, e4m3), 0xFF);
+  EXPECT_EQ(encode(kE4M3, kNegNan, ConvertMode{Rounding::kNearestEven, Saturation::kFinite, Dialect::kCuda}), 0x7F);
+}
+
+TEST(FloatFormatEncode, TorchE8m0FromTheC10SourceInBothReleases) {
+  // c10/util/Float8_e8m0fnu.h (unchanged from 2.11 to 2.15): the exponent field rounded by
+  // guard/round/sticky, ties broken by the implicit bit; Inf/NaN -> 0xFF; sign ignored; zero -> 0x00.
+  for (const Dialect d : {Dialect::kTorch, Dialect::kTorch211}) {
+    SCOPED_TRACE(std::string(to_string(d)));
+    const ConvertMode e8m0{Rounding::kNearestEven, Saturation::kNone, d};
+    EXPECT_EQ(encode(kE8M0, 3.0f, e8m0), 0x81);
+    EXPECT_EQ(encode(kE8M0, -3.0f, e8m0), 0x81);
+    EXPECT_EQ(encode(kE8M0, below(3.0f), e8m0), 0x80);
+    EXPECT_EQ(encode(kE8M0, 0.0f, e8m0), 0x00);
+    EXPECT_EQ(encode(kE8M0, -kInf, e8m0), 0xFF);
+    EXPECT_EQ(encode(kE8M0, 0x1.8p127f, e8m0), 0xFF);
+    EXPECT_EQ(encode(kE8M0, from_bits(0x0040'0001u), e8m0), 0x01);
+  }
 }
 
 // ---- Wide inputs: every bf16 and fp16 pattern widens exactly, never rounds twice ------------
@@ -412,6 +432,9 @@ TEST(FloatFormatApi, UnsupportedModesThrowNamingTheRule) {
       {&kE4M3, {Rounding::kNearestEven, Saturation::kFinite, Dialect::kMlDtypes}, "saturate"},
       {&kE2M1, {Rounding::kNearestEven, Saturation::kFinite, Dialect::kTorch}, "float4"},
       {&kE8M0, {Rounding::kUp, Saturation::kNone, Dialect::kTorch}, "only nearest"},
+      {&kE8M0, {Rounding::kNearestEven, Saturation::kFinite, Dialect::kTorch211}, "does not saturate"},
+      {&kE4M3, {Rounding::kNearestEven, Saturation::kNone, Dialect::kTorch}, "2.15"},
+      {&kE4M3, {Rounding::kNearestEven, Saturation::kFinite, Dialect::kTorch211}, "2.11"},
   };
   for (const Case& c : cases) {
     try {
@@ -433,7 +456,10 @@ TEST(FloatFormatApi, NamesRoundTripAndUnknownNamesThrow) {
     EXPECT_EQ(to_string(rounding_by_name(n)), n);
   }
   for (const char* n : {"finite", "none"}) EXPECT_EQ(to_string(saturation_by_name(n)), n);
-  for (const char* n : {"cuda", "ml_dtypes", "torch"}) EXPECT_EQ(to_string(dialect_by_name(n)), n);
+  for (const char* n : {"cuda", "ml_dtypes", "torch", "torch@2.11"}) EXPECT_EQ(to_string(dialect_by_name(n)), n);
+  for (const Dialect d : kAllDialects) EXPECT_EQ(dialect_by_name(to_string(d)), d);
+  EXPECT_EQ(dialect_by_name("torch@2.15"), Dialect::kTorch);  // the unversioned name is the newest
+  EXPECT_THROW(dialect_by_name("torch@2.13"), std::invalid_argument);
   EXPECT_THROW(format_by_name("fp4"), std::invalid_argument);
   EXPECT_THROW(rounding_by_name("nearest"), std::invalid_argument);
   EXPECT_THROW(saturation_by_name("satfinite"), std::invalid_argument);

@@ -4,22 +4,32 @@ as HDF5 files under golden/libraries/ (schema: capture_file.py; docs/conformance
 
   python tools/conformance/capture_casts.py [--out DIR] [--device cpu|cuda]
 
-torch (--device picks where the cast runs; on the H200 use --device cuda):
+torch (--device picks where the cast runs; on a GPU machine use --device cuda):
   x.to(torch.float8_e4m3fn), x.to(torch.float8_e8m0fnu), x.to(torch.float4_e2m1fn_x2) (the last
   is recorded as refused when torch has no elementwise cast to it)
-ml_dtypes (CPU only, written with --device cpu):
+ml_dtypes (CPU only, written with --device cpu when ml_dtypes is installed):
   x.astype(float8_e4m3fn), x.astype(float8_e8m0fnu), x.astype(float4_e2m1fn)
 
 Each group's `convert` attribute names the mxv conversion claimed to reproduce it
-(format:rounding:saturation:dialect, the names of mxv convert), or is empty with a reason.
+(format:rounding:saturation:dialect, the names of mxv convert). mxv models two torch behaviour
+ranges (reference/include/mxv/reference/dialect_rules.h): `torch@2.11` (E4M3 overflow -> NaN) and
+`torch@2.15` (E4M3 overflow saturates). Which one this torch is, is read from its release: the
+releases in TORCH_RELEASES were measured; for any other release the script says so and claims the
+range whose E4M3 overflow rule this torch shows on 480.0, so the conformance test then holds every
+captured value to that dialect (and fails if anything else differs).
+Needs torch, numpy and h5py; ml_dtypes is optional.
 """
 
 import os
 import sys
 
-import ml_dtypes
 import numpy as np
 import torch
+
+try:
+    import ml_dtypes
+except ImportError:  # the GPU machine's torch environment may not have it
+    ml_dtypes = None
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from capture_file import CaptureFile, capture_path, parse_args  # noqa: E402
@@ -36,11 +46,19 @@ def neighbours(values):
     return out
 
 
+def e4m3_value(code):
+    """The value of an E4M3 (float8_e4m3fn) magnitude code below 0x7F: bias 7, subnormals."""
+    exponent, mantissa = code >> 3, code & 7
+    if exponent == 0:
+        return mantissa / 8 * 2.0 ** -6
+    return (1 + mantissa / 8) * 2.0 ** (exponent - 7)
+
+
 def cast_inputs():
     """Every code's value and every midpoint between neighbouring codes (+- 1 ulp), for E4M3,
     E8M0 and E2M1, plus overflow, subnormal, zero and non-finite values."""
     values = []
-    e4m3 = np.arange(0, 0x7F, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+    e4m3 = np.array([e4m3_value(c) for c in range(0x7F)], dtype=np.float64)
     values += list(e4m3) + list((e4m3[1:] + e4m3[:-1]) / 2)
     e2m1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6], dtype=np.float64)
     values += list(e2m1) + list((e2m1[1:] + e2m1[:-1]) / 2)
@@ -54,13 +72,33 @@ def cast_inputs():
     return np.concatenate([flat, np.zeros(pad, dtype=F32)]).reshape(-1, 64)
 
 
-# Claimed mxv conversions, or the reason none is claimed.
-TORCH_CLAIMS = {
-    "float8_e4m3fn": ("", "torch 2.15 saturates E4M3 overflow to +-448 (mxv's torch dialect models "
-                          "torch < 2.13: overflow -> NaN) and keeps a NaN's sign (the cuda rule drops "
-                          "it): no mxv dialect is this cast; see docs/conformance.md"),
-    "float8_e8m0fnu": ("e8m0:nearest-even:none:torch", None),
-}
+# Measured torch releases and the mxv dialect that reproduces their casts on every device captured
+# (docs/conformance.md, "The table").
+TORCH_RELEASES = {"2.11": "torch@2.11", "2.15": "torch@2.15"}
+
+
+def torch_dialect(device):
+    """The mxv dialect claimed for this torch: from TORCH_RELEASES, else from the E4M3 overflow
+    rule observed here (the one rule that tells the two ranges apart)."""
+    release = ".".join(torch.__version__.split("+")[0].split(".")[:2])
+    if release in TORCH_RELEASES:
+        return TORCH_RELEASES[release]
+    probe = torch.tensor([480.0], device=device).to(torch.float8_e4m3fn).view(torch.uint8).item()
+    dialect = "torch@2.11" if probe == 0x7F else "torch@2.15"
+    print(f"torch {torch.__version__} is not a measured release; its E4M3 cast of 480.0 gives 0x{probe:02X}, "
+          f"so {dialect} is claimed (the conformance test checks every value)")
+    return dialect
+
+
+def torch_claims(dialect):
+    """(convert, unclaimed reason) per torch dtype."""
+    e4m3_saturation = "none" if dialect == "torch@2.11" else "finite"
+    return {
+        "float8_e4m3fn": (f"e4m3:nearest-even:{e4m3_saturation}:{dialect}", None),
+        "float8_e8m0fnu": (f"e8m0:nearest-even:none:{dialect}", None),
+    }
+
+
 ML_DTYPES_CLAIMS = {
     "float8_e4m3fn": ("e4m3:nearest-even:none:ml_dtypes", None),
     "float8_e8m0fnu": ("e8m0:nearest-even:none:ml_dtypes", None),
@@ -72,9 +110,10 @@ def main():
     args = parse_args(__doc__)
     x = cast_inputs()
     version = torch.__version__.split("+")[0]
+    claims = torch_claims(torch_dialect(args.device))
     out = CaptureFile(capture_path(args, "torch-casts", version), "torch", version, torch.__version__, args.device)
     for name in ("float8_e4m3fn", "float8_e8m0fnu", "float4_e2m1fn_x2"):
-        convert, reason = TORCH_CLAIMS.get(name, ("", "torch has no elementwise cast to this dtype"))
+        convert, reason = claims.get(name, ("", "torch has no elementwise cast to this dtype"))
         common = dict(function=f"x.to(torch.{name})", mode="cast", element=name, block_size=0, preset="",
                       x=x, suite="casts", convert=convert, unclaimed=reason)
         try:
@@ -86,6 +125,9 @@ def main():
     out.close()
     print(f"torch casts: {out.groups} groups")
     if args.device != "cpu":
+        return
+    if ml_dtypes is None:
+        print("ml_dtypes is not installed: no ml_dtypes capture")
         return
     out = CaptureFile(os.path.join(args.out, f"ml_dtypes-{ml_dtypes.__version__}.h5"), "ml_dtypes",
                       ml_dtypes.__version__, torch.__version__, "cpu")

@@ -19,6 +19,8 @@ and datasets (floats stored as their uint32 bit patterns, so NaN payloads surviv
 
   input         (attribute) the path of the input dataset, /inputs/<suite>/<case>: uint32
                 [rows, K], the fp32 input bits (stored once per file, shared by the groups)
+  input_dtype   (attribute, optional) "bfloat16" when the library was given bf16 tensors: the input
+                dataset then holds those bf16 values widened to fp32 (exact); absent: float32
   codes         uint8  [rows, Kp]      packed E2M1 (element 2i low nibble) or E4M3 bytes, as the
                                        library returned them (Kp may include its padding)
   scales        uint8  [rows, blocks]  block scale bytes, unswizzled
@@ -70,8 +72,25 @@ def capture_path(args, stem, version):
     return os.path.normpath(os.path.join(args.out, f"{stem}-{version}{suffix}.h5"))
 
 
+def bf16_inputs(x):
+    """x (fp32 numpy) rounded to bf16 by torch (nearest-even): the bf16 tensor the library gets,
+    and its values widened to fp32, exactly, for the capture's input dataset."""
+    import torch
+    xb = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32)).to(torch.bfloat16)
+    return xb, xb.to(torch.float32).numpy()
+
+
 def f32_bits(a):
     return np.ascontiguousarray(np.asarray(a, dtype=np.float32)).view(np.uint32)
+
+
+def describe_device(device):
+    """"cpu", or "cuda: <GPU name>, sm_XY" for a GPU capture."""
+    if device == "cpu":
+        return device
+    import torch  # every GPU capture runs torch
+    major, minor = torch.cuda.get_device_capability()
+    return f"{device}: {torch.cuda.get_device_name()}, sm_{major}{minor}"
 
 
 class CaptureFile:
@@ -84,7 +103,7 @@ class CaptureFile:
         attrs["torch_version"] = str(torch_version)
         attrs["numpy_version"] = np.__version__
         attrs["python_version"] = platform.python_version()
-        attrs["device"] = device
+        attrs["device"] = describe_device(device)
         attrs["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
         attrs["command"] = " ".join(shlex.quote(a) for a in sys.argv)
         self.groups = 0
@@ -99,7 +118,7 @@ class CaptureFile:
 
     def add(self, function_mode, case, *, function, mode, element, block_size, preset, x, suite,
             codes=None, scales=None, global_scale=None, dequantized=None, error=None, unclaimed=None,
-            convert=None):
+            convert=None, input_dtype=None):
         g = self.h5.create_group(f"{function_mode}/{case}")
         g.attrs["function"] = function
         g.attrs["mode"] = mode
@@ -113,6 +132,8 @@ class CaptureFile:
             g.attrs["unclaimed"] = unclaimed
         if convert is not None:
             g.attrs["convert"] = convert
+        if input_dtype is not None:
+            g.attrs["input_dtype"] = input_dtype
         if codes is not None:
             _dataset(g, "codes", np.asarray(codes, dtype=np.uint8))
         if scales is not None:

@@ -16,9 +16,10 @@
 //   HDF5's own error-stack printing is switched off so that nothing else reaches the terminal.
 // - Files are deterministic: object modification times are not recorded (H5Pset_obj_track_times
 //   off), datasets are contiguous and uncompressed, so the same calls give the same bytes and a
-//   dataset's bytes sit at one offset of the file (h5py's `dset.id.get_offset()`).
+//   dataset's bytes sit at one offset of the file (h5py's `dset.id.get_offset()`). The reader
+//   also reads gzip-compressed datasets (h5py writes the library captures that way).
 // - Writes are atomic: a failed or abandoned writer leaves any existing file untouched.
-// - Datasets hold one of four storage types (H5Storage); readers get exactly the stored bytes,
+// - Datasets hold one of five storage types (H5Storage); readers get exactly the stored bytes,
 //   little-endian, row-major, and the shape.
 #pragma once
 
@@ -49,10 +50,11 @@ class GoldenFileError : public std::runtime_error {
 enum class H5Storage : std::uint8_t {
   kU8,   ///< codes (E2M1 pairs, E4M3, UE4M3, E8M0)
   kU16,  ///< bf16 / fp16 bit patterns
+  kU32,  ///< fp32 bit patterns kept as integers (library captures: NaN payloads survive any reader)
   kF32,  ///< IEEE binary32
   kI64,  ///< counts, indices
 };
-/// "uint8", "uint16", "float32", "int64" (numpy's names).
+/// "uint8", "uint16", "uint32", "float32", "int64" (numpy's names).
 std::string_view to_string(H5Storage s);
 std::size_t element_bytes(H5Storage s);
 

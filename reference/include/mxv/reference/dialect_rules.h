@@ -29,14 +29,20 @@
 //                   (NaN); at or below 2^-127 -> 0x00.
 //   (no UE4M3 type in ml_dtypes)
 //
-// torch (2.11 eager `.to(dtype)` on the CPU, c10/util/Float8_e4m3fn.h and Float8_e8m0fnu.h;
-// check on the GPU machine with tools/gpu/torch_dialect_check.py):
-//   float8_e4m3fn   nearest-even, non-saturating (before torch 2.13): |x| >= 480 or Inf -> NaN
-//                   0x7F|s; NaN -> 0x7F|s (sign kept).
-//   float8_e8m0fnu  c10 fp8e8m0fnu_from_fp32_value: the same field-based nearest as ml_dtypes
-//                   (ties up; fp32 subnormals above 2^-127 -> 0x01), non-saturating (rounding
-//                   past 0xFE, Inf and NaN -> 0xFF), but the sign bit is ignored (|x|) and
-//                   +-0 -> 0x00.
+// torch: eager `.to(dtype)`, c10/util/Float8_e4m3fn.h and Float8_e8m0fnu.h. Two behaviour ranges,
+// told apart by the E4M3 overflow rule, which pytorch/pytorch#178817 (merged 2026-04-17,
+// https://github.com/pytorch/pytorch/pull/178817) changed from NaN to saturation:
+//   torch@2.11  measured on torch 2.11: the CPU and CUDA casts (tools/gpu/torch_dialect_check.py,
+//               every fp32 pattern on the H200, docs/verification.md section 1.3).
+//   torch = torch@2.15  measured on torch 2.15 CPU (golden/libraries/torch-casts-2.15.0.h5,
+//               docs/conformance.md); CUDA at 2.15 not measured.
+//   float8_e4m3fn   nearest-even; NaN -> 0x7F|s (sign kept). torch@2.11 does not saturate:
+//                   |x| >= 480 or Inf -> NaN 0x7F|s (mode none). torch@2.15 saturates: overflow
+//                   and Inf -> +-448 (mode finite). Each accepts only its own saturation mode.
+//   float8_e8m0fnu  (both) c10 fp8e8m0fnu_from_fp32_value: the same field-based nearest as
+//                   ml_dtypes (ties up; fp32 subnormals above 2^-127 -> 0x01), non-saturating
+//                   (rounding past 0xFE, Inf and NaN -> 0xFF), but the sign bit is ignored (|x|)
+//                   and +-0 -> 0x00.
 //   (torch has no elementwise conversion to float4_e2m1fn_x2 and no UE4M3 dtype)
 #pragma once
 
@@ -100,11 +106,18 @@ constexpr const char* unsupported_reason(const FloatFormat& format, ConvertMode 
       if ((e4m3 || e8m0) && finite) return "ml_dtypes float8 astype does not saturate (none)";
       return nullptr;
     case Dialect::kTorch:
+    case Dialect::kTorch211:
       if (e2m1) return "torch has no elementwise conversion to float4_e2m1fn";
       if (ue4m3) return "torch has no ue4m3 dtype";
       if (e4m3 && !rne) return "torch float8_e4m3fn rounds only nearest-even";
       if (e8m0 && !rne) return "torch float8_e8m0fnu rounds only nearest (ties up)";
-      if (finite) return "torch .to(float8) does not saturate (none)";
+      if (e8m0 && finite) return "torch .to(float8_e8m0fnu) does not saturate (none)";
+      if (e4m3 && mode.dialect == Dialect::kTorch && !finite) {
+        return "torch 2.15 .to(float8_e4m3fn) saturates (finite); torch@2.11 gives NaN on overflow (none)";
+      }
+      if (e4m3 && mode.dialect == Dialect::kTorch211 && finite) {
+        return "torch 2.11 .to(float8_e4m3fn) does not saturate (none); torch 2.15 does (dialect torch)";
+      }
       return nullptr;
   }
   return "unknown dialect";
@@ -145,7 +158,7 @@ constexpr EncodeRules rules_for(const FloatFormat& format, ConvertMode mode) {
       r.subnormal_inputs_round_up = true;
     }
   }
-  if (mode.dialect == Dialect::kTorch) {
+  if (mode.dialect == Dialect::kTorch || mode.dialect == Dialect::kTorch211) {
     r.nan_negative = static_cast<std::uint8_t>(nan | sign_bit);
     r.subnormal_inputs_round_up = format == kE8M0;
   }

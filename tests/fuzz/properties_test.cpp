@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "mxv/emulation/emulated_backend.h"
 #include "mxv/fuzz/campaign.h"
@@ -34,6 +35,13 @@ int ci_cases(std::string_view property) {
   return 400;
 }
 
+/// Whether a failure is shrunk to its minimal counterexample: yes unless MXV_FUZZ_SHRINK=0 (ci/mutation
+/// needs only the failure, and shrinking a case of a broken kernel can take longer than finding it).
+bool shrink() {
+  const char* e = std::getenv("MXV_FUZZ_SHRINK");
+  return e == nullptr || std::string_view(e) != "0";
+}
+
 class PropertyHolds : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PropertyHolds, OnEmulatedBackend) {
@@ -41,7 +49,7 @@ TEST_P(PropertyHolds, OnEmulatedBackend) {
   emu::EmulatedBackend be;
   const std::uint64_t seed = test_seed(kDefaultSeed);
   const int cases = cases_for(ci_cases(p.name));
-  const CheckOutcome o = check_property(p, be, {seed, cases, true});
+  const CheckOutcome o = check_property(p, be, {seed, cases, shrink()});
   EXPECT_TRUE(o.ok) << p.name << ": " << p.statement << "\nminimal counterexample:\n"
                     << o.counterexample << "report:\n"
                     << o.failure << "\nreplay: MXV_TEST_SEED=" << seed << " MXV_FUZZ_CASES=" << cases

@@ -90,24 +90,13 @@ std::size_t swizzled_offset(std::size_t r, std::size_t k, std::size_t cols) {
 
 OutputSpec OutputSpec::packed_e2m1(std::string name, std::size_t rows, std::size_t cols,
                                    std::size_t batches) {
-  OutputSpec s;
-  s.name = std::move(name);
-  s.kind = CodeKind::kE2M1x2;
-  s.rows = rows;
-  s.cols = cols;
-  s.batches = batches;
-  return s;
+  return tensor(std::move(name), CodeKind::kE2M1x2, rows, cols, batches);
 }
 
 OutputSpec OutputSpec::scales(std::string name, CodeKind kind, std::size_t rows, std::size_t blocks,
                               Layout layout, std::size_t batches) {
-  OutputSpec s;
-  s.name = std::move(name);
-  s.kind = kind;
+  OutputSpec s = tensor(std::move(name), kind, rows, blocks, batches);
   s.layout = layout;
-  s.rows = rows;
-  s.cols = blocks;
-  s.batches = batches;
   s.axes = {"batch", "row", "block"};
   return s;
 }

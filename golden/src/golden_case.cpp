@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "mxv/check/quantize_specs.h"
+#include "mxv/check/wide_kinds.h"
 #include "mxv/reference/swiglu_quantize.h"
 #include "mxv/reference/wide_float.h"
 
@@ -18,24 +19,6 @@ namespace mxv::golden {
 namespace {
 
 [[noreturn]] void bad(const std::string& what) { throw std::invalid_argument("golden case: " + what); }
-
-check::CodeKind wide_kind(WideType t) {
-  switch (t) {
-    case WideType::kFp32: return check::CodeKind::kFp32;
-    case WideType::kBf16: return check::CodeKind::kBf16;
-    case WideType::kFp16: return check::CodeKind::kFp16;
-  }
-  return check::CodeKind::kFp32;
-}
-
-check::InputKind input_kind(WideType t) {
-  switch (t) {
-    case WideType::kFp32: return check::InputKind::kFp32;
-    case WideType::kBf16: return check::InputKind::kBf16;
-    case WideType::kFp16: return check::InputKind::kFp16;
-  }
-  return check::InputKind::kFp32;
-}
 
 check::CodeKind code_kind(const FloatFormat& f) {
   if (f == kE2M1) return check::CodeKind::kE2M1x2;
@@ -200,9 +183,9 @@ std::uint64_t DatasetSpec::bytes() const {
 std::vector<DatasetSpec> input_specs(const CaseParams& p) {
   p.validate();
   switch (p.op) {
-    case Op::kEncode: return {spec("x", wide_kind(p.dtype), {u64(p.cols)})};
+    case Op::kEncode: return {spec("x", check::code_kind(p.dtype), {u64(p.cols)})};
     case Op::kDecode: return {code_spec("codes", format_by_name(p.format), p.cols)};
-    case Op::kQuantize: return {spec("x", wide_kind(p.dtype), {u64(p.rows), u64(p.cols)})};
+    case Op::kQuantize: return {spec("x", check::code_kind(p.dtype), {u64(p.rows), u64(p.cols)})};
     case Op::kDequantize: {
       const check::CodeKind sk = p.recipe.is_nvfp4() ? check::CodeKind::kUE4M3 : check::CodeKind::kE8M0;
       const std::vector<std::uint64_t> packed_shape =
@@ -214,7 +197,7 @@ std::vector<DatasetSpec> input_specs(const CaseParams& p) {
       if (p.recipe.is_nvfp4()) in.push_back(spec("s_dec", check::CodeKind::kFp32, {u64(p.experts)}));
       return in;
     }
-    case Op::kSwigluQuantize: return {spec("gate_up", wide_kind(p.dtype), {u64(p.rows), u64(2 * p.cols)})};
+    case Op::kSwigluQuantize: return {spec("gate_up", check::code_kind(p.dtype), {u64(p.rows), u64(2 * p.cols)})};
   }
   return {};
 }
@@ -223,9 +206,9 @@ std::vector<DatasetSpec> output_specs(const CaseParams& p) {
   p.validate();
   switch (p.op) {
     case Op::kEncode: return {code_spec("codes", format_by_name(p.format), p.cols)};
-    case Op::kDecode: return {spec("values", wide_kind(p.dtype), {u64(p.cols)})};
+    case Op::kDecode: return {spec("values", check::code_kind(p.dtype), {u64(p.cols)})};
     case Op::kQuantize: return quantized_specs(p.recipe, p.rows, p.cols, p.groups, p.scale_layout, true);
-    case Op::kDequantize: return {spec("out", wide_kind(p.dtype), {u64(p.experts), u64(p.rows), u64(p.cols)})};
+    case Op::kDequantize: return {spec("out", check::code_kind(p.dtype), {u64(p.experts), u64(p.rows), u64(p.cols)})};
     case Op::kSwigluQuantize: return quantized_specs(p.recipe, p.rows, p.cols, p.groups, p.scale_layout, false);
   }
   return {};
@@ -324,7 +307,7 @@ std::unique_ptr<ReferenceRun> run_reference(const CaseParams& p, std::span<const
         cs = check::OutputSpec::packed_e2m1("codes", 1, n);
       }
       check::Context ctx;
-      ctx.input_kind = input_kind(p.dtype);
+      ctx.input_kind = check::input_kind(p.dtype);
       ctx.input_bits = run->input_bits;
       ctx.pre_rounding = run->pre_rounding;
       run->add(out_specs[0], std::move(codes), cs, ctx);
@@ -344,7 +327,7 @@ std::unique_ptr<ReferenceRun> run_reference(const CaseParams& p, std::span<const
       check::Context ctx;
       ctx.pre_rounding = run->pre_rounding;
       run->add(out_specs[0], narrow_from_fp32(p.dtype, values),
-               check::OutputSpec::tensor("values", wide_kind(p.dtype), 1, n), ctx);
+               check::OutputSpec::tensor("values", check::code_kind(p.dtype), 1, n), ctx);
       run->oracle = "mxv reference: decode (reference/src/float_format.cpp)";
       break;
     }
@@ -355,7 +338,7 @@ std::unique_ptr<ReferenceRun> run_reference(const CaseParams& p, std::span<const
       qo.tensor_amax = p.tensor_amax;
       run->q = quantize_activations(p.recipe, p.dtype, inputs[0].bytes, p.rows, p.cols, qo);
       run->input_bits = bits_of(p.dtype, inputs[0].bytes);
-      run->add_quantized(p.recipe, out_specs, run->input_bits, input_kind(p.dtype));
+      run->add_quantized(p.recipe, out_specs, run->input_bits, check::input_kind(p.dtype));
       run->oracle = "mxv reference: quantize_activations (reference/src/quantize.cpp)";
       break;
     }
@@ -364,7 +347,8 @@ std::unique_ptr<ReferenceRun> run_reference(const CaseParams& p, std::span<const
       std::vector<float> s_dec;
       if (p.recipe.is_nvfp4()) s_dec = widen_to_fp32(WideType::kFp32, inputs[2].bytes);
       run->pre_rounding = dequantize_weights(p.recipe, p.packing, shape, inputs[0].bytes, inputs[1].bytes, s_dec);
-      check::OutputSpec cs = check::OutputSpec::tensor("out", wide_kind(p.dtype), sz(p.rows), sz(p.cols), sz(p.experts));
+      check::OutputSpec cs =
+          check::OutputSpec::tensor("out", check::code_kind(p.dtype), sz(p.rows), sz(p.cols), sz(p.experts));
       cs.axes = {"expert", "n", "k"};
       check::Context ctx;
       ctx.pre_rounding = run->pre_rounding;

@@ -162,6 +162,18 @@ struct H5Writer::Impl {
     g.emplace(file->openGroup(where));
     return *g;
   }
+
+  /// Attribute `name` of `object`, created and written by `create(o)`; `text` is what attrs_text
+  /// reports for it.
+  template <class Create>
+  void set_attr(const std::string& where, const std::string& name, std::string text, Create&& create) {
+    guard(where + "@" + name, [&] {
+      std::optional<H5::Group> g;
+      std::optional<H5::DataSet> d;
+      create(object(where, g, d));
+    });
+    attr_texts[where][name] = std::move(text);
+  }
 };
 
 H5Writer::H5Writer(std::string path) : impl_(std::make_unique<Impl>()) {
@@ -230,10 +242,7 @@ void H5Writer::add_dataset(const std::string& path, H5Storage storage, std::span
 }
 
 void H5Writer::set_attr(const std::string& object, const std::string& name, std::string_view value) {
-  impl_->guard(object + "@" + name, [&] {
-    std::optional<H5::Group> g;
-    std::optional<H5::DataSet> d;
-    H5::H5Object& o = impl_->object(object, g, d);
+  impl_->set_attr(object, name, "s:" + std::string(value), [&](H5::H5Object& o) {
     // Fixed-length, NUL-padded ASCII strings: h5py reads them as bytes, h5dump prints them.
     H5::StrType t(H5::PredType::C_S1, std::max<std::size_t>(value.size(), 1));
     t.setStrpad(H5T_STR_NULLPAD);
@@ -242,43 +251,30 @@ void H5Writer::set_attr(const std::string& object, const std::string& name, std:
     if (v.empty()) v.push_back('\0');
     a.write(t, v.data());
   });
-  impl_->attr_texts[object][name] = "s:" + std::string(value);
 }
 
 void H5Writer::set_attr(const std::string& object, const std::string& name, std::int64_t value) {
-  impl_->guard(object + "@" + name, [&] {
-    std::optional<H5::Group> g;
-    std::optional<H5::DataSet> d;
-    H5::H5Object& o = impl_->object(object, g, d);
+  impl_->set_attr(object, name, "i:" + std::to_string(value), [&](H5::H5Object& o) {
     H5::Attribute a = o.createAttribute(name, H5::PredType::STD_I64LE, H5::DataSpace(H5S_SCALAR));
     a.write(H5::PredType::NATIVE_INT64, &value);
   });
-  impl_->attr_texts[object][name] = "i:" + std::to_string(value);
 }
 
 void H5Writer::set_attr(const std::string& object, const std::string& name, double value) {
-  impl_->guard(object + "@" + name, [&] {
-    std::optional<H5::Group> g;
-    std::optional<H5::DataSet> d;
-    H5::H5Object& o = impl_->object(object, g, d);
+  impl_->set_attr(object, name, "f:" + float_text(value), [&](H5::H5Object& o) {
     H5::Attribute a = o.createAttribute(name, H5::PredType::IEEE_F64LE, H5::DataSpace(H5S_SCALAR));
     a.write(H5::PredType::NATIVE_DOUBLE, &value);
   });
-  impl_->attr_texts[object][name] = "f:" + float_text(value);
 }
 
 void H5Writer::set_attr(const std::string& object, const std::string& name, std::span<const std::int64_t> values) {
-  impl_->guard(object + "@" + name, [&] {
-    std::optional<H5::Group> g;
-    std::optional<H5::DataSet> d;
-    H5::H5Object& o = impl_->object(object, g, d);
+  impl_->set_attr(object, name, list_text(values), [&](H5::H5Object& o) {
     const hsize_t n = values.size();
     // An empty list is stored as a one-dimensional dataspace of size 0 (h5py: an empty array).
     H5::DataSpace space(1, &n);
     H5::Attribute a = o.createAttribute(name, H5::PredType::STD_I64LE, space);
     if (n > 0) a.write(H5::PredType::NATIVE_INT64, values.data());
   });
-  impl_->attr_texts[object][name] = list_text(values);
 }
 
 std::string H5Writer::attrs_text(const std::string& object) const {

@@ -15,6 +15,7 @@
 #include "bindings.h"
 #include "mxv/check/check.h"
 #include "mxv/check/quantize_specs.h"
+#include "mxv/check/wide_kinds.h"
 #include "mxv/reference/quantize.h"
 #include "numpy_buffers.h"
 
@@ -100,7 +101,7 @@ std::vector<Report> check_quantize(const Recipe& recipe, const Bytes& x, const s
     std::vector<std::uint16_t> h(x.size() / 2);
     if (!h.empty()) std::memcpy(h.data(), x.data(), h.size() * 2);
     bits = check::input_bits_of(std::span<const std::uint16_t>(h));
-    kind = type == WideType::kBf16 ? check::InputKind::kBf16 : check::InputKind::kFp16;
+    kind = check::input_kind(type);
   }
   const check::Options options = options_of(sentinel, 0, 0, boundary_ulps, max_listed);
   std::vector<Report> reports;

@@ -36,6 +36,25 @@ void pick_rows(golden::VerifyCase& v) {
 
 std::vector<std::string> presets_of(VerifyKernel k) { return golden::supported_presets(k); }
 
+/// A generated call of kernel `k` with one of its presets: every generator's first draw.
+FuzzCase new_case(VerifyKernel k) {
+  FuzzCase c;
+  c.call.kernel = k;
+  c.call.preset = *rc::gen::elementOf(presets_of(k));
+  c.call.why = "generated";
+  return c;
+}
+
+/// The draws a quantizing call (quantize, fused SwiGLU) takes after its columns, in this order:
+/// rows or grouped rows, the scale layout, the value mix, the input seed.
+void pick_quantized_rows_and_values(FuzzCase& c, bool allow_specials) {
+  pick_rows(c.call);
+  c.call.swizzled = *rc::gen::arbitrary<bool>();
+  c.mix = *gen_value_mix(allow_specials);
+  c.call.specials = c.mix.specials;
+  c.seed = *rc::gen::arbitrary<std::uint64_t>();
+}
+
 }  // namespace
 
 std::string FuzzCase::describe() const {
@@ -82,10 +101,8 @@ rc::Gen<std::vector<std::int64_t>> gen_group_counts() {
 
 rc::Gen<FuzzCase> gen_quantize_case(bool allow_specials) {
   return rc::gen::exec([allow_specials] {
-    FuzzCase c;
+    FuzzCase c = new_case(VerifyKernel::kQuantize);
     golden::VerifyCase& v = c.call;
-    v.kernel = VerifyKernel::kQuantize;
-    v.preset = *rc::gen::elementOf(presets_of(VerifyKernel::kQuantize));
     v.dtype = *rc::gen::elementOf(std::vector<WideType>{WideType::kFp32, WideType::kBf16});
     const std::int64_t block = Recipe::by_name(v.preset).block_size;
     // K: whole blocks (the vector variant) or just off them (the scalar one), both sides of the
@@ -93,26 +110,19 @@ rc::Gen<FuzzCase> gen_quantize_case(bool allow_specials) {
     const auto blocks = *sized_pick<std::int64_t>({1, 2, 3, 4, 5, 8, 9, 16});
     const auto delta = *rc::gen::elementOf(std::vector<std::int64_t>{0, 0, 0, -1, 1, -2, 2, block / 2});
     v.cols = std::max<std::int64_t>(1, blocks * block + delta);
-    pick_rows(v);
-    v.swizzled = *rc::gen::arbitrary<bool>();
-    c.mix = *gen_value_mix(allow_specials);
-    v.specials = c.mix.specials;
-    c.seed = *rc::gen::arbitrary<std::uint64_t>();
+    pick_quantized_rows_and_values(c, allow_specials);
     if (Recipe::by_name(v.preset).is_nvfp4()) {
       c.calibrated_amax_factor = *rc::gen::elementOf(std::vector<float>{0.0f, 1.0f, 2.0f, 0.5f});
     }
     v.expect_variant = v.cols % block == 0 ? "quantize_vector" : "quantize_scalar";
-    v.why = "generated";
     return c;
   });
 }
 
 rc::Gen<FuzzCase> gen_dequantize_case() {
   return rc::gen::exec([] {
-    FuzzCase c;
+    FuzzCase c = new_case(VerifyKernel::kDequantize);
     golden::VerifyCase& v = c.call;
-    v.kernel = VerifyKernel::kDequantize;
-    v.preset = *rc::gen::elementOf(presets_of(VerifyKernel::kDequantize));
     v.dtype = *rc::gen::elementOf(std::vector<WideType>{WideType::kFp32, WideType::kBf16, WideType::kFp16});
     v.n_packed = *rc::gen::arbitrary<bool>();
     v.experts = *sized_pick<std::int64_t>({1, 2, 3});
@@ -123,17 +133,14 @@ rc::Gen<FuzzCase> gen_dequantize_case() {
                         : *sized_pick<std::int64_t>({16, 32, 48, 62, 64, 66, 80, 96, 126, 128, 130, 192, 256});
     c.seed = *rc::gen::arbitrary<std::uint64_t>();
     v.expect_variant = v.rows % 2 == 0 && v.cols % 64 == 0 ? "dequantize_tiled" : "dequantize_scalar";
-    v.why = "generated";
     return c;
   });
 }
 
 rc::Gen<FuzzCase> gen_swiglu_case(bool allow_specials) {
   return rc::gen::exec([allow_specials] {
-    FuzzCase c;
+    FuzzCase c = new_case(VerifyKernel::kSwigluQuantize);
     golden::VerifyCase& v = c.call;
-    v.kernel = VerifyKernel::kSwigluQuantize;
-    v.preset = *rc::gen::elementOf(presets_of(VerifyKernel::kSwigluQuantize));
     const Recipe r = Recipe::by_name(v.preset);
     v.dtype = *rc::gen::elementOf(std::vector<WideType>{WideType::kFp32, WideType::kBf16});
     v.cols = r.block_size * *sized_pick<std::int64_t>({1, 2, 3, 4, 5, 8, 9});
@@ -147,23 +154,16 @@ rc::Gen<FuzzCase> gen_swiglu_case(bool allow_specials) {
                        ? r.activation
                        : *rc::gen::elementOf(std::vector<Activation>{Activation::kSilu, Activation::kSwigluClamped});
     v.intermediate = *rc::gen::elementOf(std::vector<Intermediate>{Intermediate::kFp32, Intermediate::kBf16});
-    pick_rows(v);
-    v.swizzled = *rc::gen::arbitrary<bool>();
-    c.mix = *gen_value_mix(allow_specials);
-    v.specials = c.mix.specials;
-    c.seed = *rc::gen::arbitrary<std::uint64_t>();
+    pick_quantized_rows_and_values(c, allow_specials);
     v.expect_variant = "swiglu_quantize_fused";
-    v.why = "generated";
     return c;
   });
 }
 
 rc::Gen<FuzzCase> gen_convert_case() {
   return rc::gen::exec([] {
-    FuzzCase c;
+    FuzzCase c = new_case(VerifyKernel::kConvert);
     golden::VerifyCase& v = c.call;
-    v.kernel = VerifyKernel::kConvert;
-    v.preset = *rc::gen::elementOf(presets_of(VerifyKernel::kConvert));
     v.dtype = *rc::gen::elementOf(std::vector<WideType>{WideType::kFp32, WideType::kBf16, WideType::kFp16});
     v.decode = *rc::gen::arbitrary<bool>();
     // Counts on both sides of a warp and of the 256-thread launch block; odd counts for E2M1.
@@ -172,7 +172,6 @@ rc::Gen<FuzzCase> gen_convert_case() {
     v.specials = !v.decode;
     c.seed = *rc::gen::arbitrary<std::uint64_t>();
     v.expect_variant = "convert";
-    v.why = "generated";
     return c;
   });
 }

@@ -57,11 +57,21 @@ void draw_schedule(device::Backend& be) {
   emu->set_launch_options(o);
 }
 
+/// Starts a case on `be`: its thread schedule drawn, its inputs made, and its call recorded as the
+/// first of the running case (failing_calls() reports them when it fails).
+golden::VerifyCase start_case(device::Backend& be, const FuzzCase& c) {
+  draw_schedule(be);
+  g_running.clear();
+  golden::VerifyCase v = materialize(c);
+  running(v);
+  return v;
+}
+
 /// The main property: the generated call on `be` equals the reference byte for byte (golden's
 /// case runner: sentinel-filled guarded outputs, the check library's classified report, the gate's
 /// variant, input guards, emulator findings).
 void matches_reference(device::Backend& be, const Tamper& tamper, const FuzzCase& c) {
-  draw_schedule(be);
+  const golden::VerifyCase v = start_case(be, c);
   golden::OutputTamper adapter;
   if (tamper) {
     adapter = [&tamper](const golden::VerifyCase&, std::string_view output, std::vector<std::uint8_t>& actual) {
@@ -72,9 +82,6 @@ void matches_reference(device::Backend& be, const Tamper& tamper, const FuzzCase
       std::copy(usable.begin(), usable.end(), actual.begin() + static_cast<std::ptrdiff_t>(device::kGuardBytes));
     };
   }
-  g_running.clear();
-  const golden::VerifyCase v = materialize(c);
-  running(v);
   const golden::CaseResult r = golden::run_case(be, v, c.seed, adapter);
   if (!r.pass) fail(r.summary + "\n" + r.full_report);
 }
@@ -115,21 +122,32 @@ device::QuantizeProblem quantize_problem(const FuzzCase& c, const golden::Verify
 
 // ---- metamorphic properties ---------------------------------------------------------------------
 
+/// A metamorphic pair of quantize calls: on the case's inputs x and on `transform(x)` (named
+/// `name`, e.g. "-x"), both recorded as calls of the running case and both free of problems.
+struct QuantizedPair {
+  device::QuantizeProblem problem;
+  detail::QuantizedOut x;
+  detail::QuantizedOut transformed;
+};
+template <class Transform>
+QuantizedPair quantize_pair(device::Backend& be, const FuzzCase& c, const golden::VerifyCase& v,
+                            const std::string& name, Transform transform) {
+  QuantizedPair q{quantize_problem(c, v), {}, {}};
+  std::vector<float> other = v.inputs->values;
+  for (float& x : other) x = transform(x);
+  running(with_values(v, other));
+  q.x = detail::quantize_on(be, q.problem, v.inputs->values);
+  q.transformed = detail::quantize_on(be, q.problem, other);
+  require_clean("quantize(x)", q.x.problems);
+  require_clean("quantize(" + name + ")", q.transformed.problems);
+  return q;
+}
+
 /// quantize(-x): the same scales, every element code with its sign bit flipped (+-0 included).
 void sign_symmetry(device::Backend& be, const Tamper& tamper) {
   const FuzzCase c = *gen_quantize_case(false);
-  draw_schedule(be);
-  const golden::VerifyCase v = materialize(c);
-  g_running.clear();
-  running(v);
-  const device::QuantizeProblem p = quantize_problem(c, v);
-  std::vector<float> neg = v.inputs->values;
-  for (float& x : neg) x = -x;
-  running(with_values(v, neg));
-  const detail::QuantizedOut a = detail::quantize_on(be, p, v.inputs->values);
-  detail::QuantizedOut b = detail::quantize_on(be, p, neg);
-  require_clean("quantize(x)", a.problems);
-  require_clean("quantize(-x)", b.problems);
+  const golden::VerifyCase v = start_case(be, c);
+  auto [p, a, b] = quantize_pair(be, c, v, "-x", [](float x) { return -x; });
   apply(tamper, "elements", b.elements);
   std::vector<std::uint8_t> flipped = a.elements;
   const auto count = static_cast<std::size_t>(v.rows * v.cols);
@@ -154,18 +172,8 @@ void mx_power_of_two_scaling(device::Backend& be, const Tamper& tamper) {
   c.mix.huge = false;
   c.call.swizzled = false;
   const int j = *rc::gen::elementOf(std::vector<int>{1, -1, 2, -2, 5, -7, 12});
-  draw_schedule(be);
-  const golden::VerifyCase v = materialize(c);
-  g_running.clear();
-  running(v);
-  const device::QuantizeProblem p = quantize_problem(c, v);
-  std::vector<float> scaled = v.inputs->values;
-  for (float& x : scaled) x = std::ldexp(x, j);
-  running(with_values(v, scaled));
-  const detail::QuantizedOut a = detail::quantize_on(be, p, v.inputs->values);
-  detail::QuantizedOut b = detail::quantize_on(be, p, scaled);
-  require_clean("quantize(x)", a.problems);
-  require_clean("quantize(x * 2^j)", b.problems);
+  const golden::VerifyCase v = start_case(be, c);
+  auto [p, a, b] = quantize_pair(be, c, v, "x * 2^j", [j](float x) { return std::ldexp(x, j); });
   apply(tamper, "scales", b.scales);
   apply(tamper, "elements", b.elements);
   require_same(check::OutputSpec::packed_e2m1("elements of quantize(x * 2^" + std::to_string(j) + ")",
@@ -192,11 +200,8 @@ std::size_t swizzled_offset(std::size_t row, std::size_t col, std::size_t kb_pad
 /// each expert starts a new 128-row tile), and every other byte is 0.
 void swizzle_bijection(device::Backend& be, const Tamper& tamper) {
   FuzzCase c = *gen_quantize_case(true);
-  draw_schedule(be);
   c.call.swizzled = false;
-  const golden::VerifyCase v = materialize(c);
-  g_running.clear();
-  running(v);
+  const golden::VerifyCase v = start_case(be, c);
   device::QuantizeProblem p = quantize_problem(c, v);
   const detail::QuantizedOut lin = detail::quantize_on(be, p, v.inputs->values);
   p.scale_layout = ScaleLayout::kSwizzled128x4;
@@ -242,10 +247,7 @@ void swizzle_bijection(device::Backend& be, const Tamper& tamper) {
 void fused_equals_unfused(device::Backend& be, const Tamper& tamper) {
   const FuzzCase c = *gen_swiglu_case(true);
   const float amax = *rc::gen::elementOf(std::vector<float>{1.0f, 7.0f, 448.0f, 0.01f, 3.0e4f}).as("calibrated amax");
-  draw_schedule(be);
-  const golden::VerifyCase v = materialize(c);
-  g_running.clear();
-  running(v);
+  const golden::VerifyCase v = start_case(be, c);
   Recipe r = Recipe::by_name(v.preset);
   r.activation = v.activation;
   r.intermediate = Intermediate::kBf16;
@@ -289,10 +291,7 @@ void requantize_reproduces_codes(device::Backend& be, const Tamper& tamper) {
   RC_PRE(std::find(dequantizable.begin(), dequantizable.end(), c.call.preset) != dequantizable.end());
   RC_PRE(c.call.cols % 2 == 0);
   c.call.swizzled = false;
-  draw_schedule(be);
-  const golden::VerifyCase v = materialize(c);
-  g_running.clear();
-  running(v);
+  const golden::VerifyCase v = start_case(be, c);
   const device::QuantizeProblem p = quantize_problem(c, v);
   const detail::QuantizedOut q = detail::quantize_on(be, p, v.inputs->values);
   require_clean("quantize", q.problems);
@@ -349,10 +348,7 @@ void scalar_equals_tiled(device::Backend& be, const Tamper& tamper) {
   FuzzCase c = *gen_dequantize_case();
   c.call.rows += c.call.rows % 2;
   c.call.cols = std::max<std::int64_t>(64, c.call.cols / 64 * 64);
-  draw_schedule(be);
-  const golden::VerifyCase v = materialize(c);
-  g_running.clear();
-  running(v);
+  const golden::VerifyCase v = start_case(be, c);
   device::DequantizeArgs a;
   a.recipe = Recipe::by_name(v.preset);
   a.packing = v.n_packed ? device::WeightPackingAxis::kN : device::WeightPackingAxis::kK;

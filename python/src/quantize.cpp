@@ -111,6 +111,19 @@ nb::dict swiglu_quantize_buffer(const Recipe& recipe, const Bytes& x, const std:
   return d;
 }
 
+/// arrange_scales or gather_scales as a binding: the layout by name, the groups from their counts,
+/// the moved scale codes as a new uint8 array.
+using ScaleMove = std::vector<std::uint8_t> (*)(ScaleLayout, const GroupedRows&, std::span<const std::uint8_t>,
+                                                std::int64_t);
+auto scale_move_binding(ScaleMove move) {
+  return [move](const std::string& layout, const Bytes& in, std::int64_t rows,
+                const std::vector<std::int64_t>& group_counts, std::int64_t kb) {
+    auto out = move(scale_layout_by_name(layout), groups_of(group_counts, rows), span_of(in), kb);
+    const std::size_t n = out.size();
+    return to_numpy(std::move(out), {n});
+  };
+}
+
 }  // namespace
 
 const RcpApproxTable* bundled_rcp_table() { return bundled_rcp_table_slot().get(); }
@@ -140,20 +153,10 @@ void bind_quantize(nb::module_& m) {
         nb::arg("rows"), nb::arg("intermediate"), nb::arg("gate_up_layout"), nb::arg("rows_per_expert"),
         nb::arg("scale_layout"), nb::arg("scale_per_expert"), nb::arg("tensor_amax").none(), nb::arg("fused"),
         "swiglu_quantize_fused / _unfused on raw input bytes.");
-  m.def("arrange_scales", [](const std::string& layout, const Bytes& linear, std::int64_t rows,
-                             const std::vector<std::int64_t>& group_counts, std::int64_t kb) {
-        auto out = arrange_scales(scale_layout_by_name(layout), groups_of(group_counts, rows), span_of(linear), kb);
-        const std::size_t n = out.size();
-        return to_numpy(std::move(out), {n});
-      }, nb::arg("layout"), nb::arg("linear"), nb::arg("rows"), nb::arg("group_counts"), nb::arg("kb"),
-      "Linear [rows, kb] scale codes -> the layout's buffer (padding 0).");
-  m.def("gather_scales", [](const std::string& layout, const Bytes& arranged, std::int64_t rows,
-                            const std::vector<std::int64_t>& group_counts, std::int64_t kb) {
-        auto out = gather_scales(scale_layout_by_name(layout), groups_of(group_counts, rows), span_of(arranged), kb);
-        const std::size_t n = out.size();
-        return to_numpy(std::move(out), {n});
-      }, nb::arg("layout"), nb::arg("arranged"), nb::arg("rows"), nb::arg("group_counts"), nb::arg("kb"),
-      "The layout's buffer -> linear [rows, kb] scale codes.");
+  m.def("arrange_scales", scale_move_binding(&arrange_scales), nb::arg("layout"), nb::arg("linear"), nb::arg("rows"),
+        nb::arg("group_counts"), nb::arg("kb"), "Linear [rows, kb] scale codes -> the layout's buffer (padding 0).");
+  m.def("gather_scales", scale_move_binding(&gather_scales), nb::arg("layout"), nb::arg("arranged"), nb::arg("rows"),
+        nb::arg("group_counts"), nb::arg("kb"), "The layout's buffer -> linear [rows, kb] scale codes.");
   m.def("scale_buffer_size", [](const std::string& layout, std::int64_t rows, const std::vector<std::int64_t>& group_counts,
                                 std::int64_t kb) {
         return scale_buffer_size(scale_layout_by_name(layout), groups_of(group_counts, rows), kb);

@@ -147,20 +147,12 @@ float apply_activation(const SwigluActivation& act, float gate, float up) {
 
 GateUpView GateUpView::from_fp32(std::span<const float> data, std::size_t rows,
                                  std::size_t intermediate) {
-  GateUpView v;
-  v.fp32 = data;
-  v.rows = rows;
-  v.intermediate = intermediate;
-  return v;
+  return {.fp32 = data, .bf16 = {}, .rows = rows, .intermediate = intermediate};
 }
 
 GateUpView GateUpView::from_bf16(std::span<const std::uint16_t> data, std::size_t rows,
                                  std::size_t intermediate) {
-  GateUpView v;
-  v.bf16 = data;
-  v.rows = rows;
-  v.intermediate = intermediate;
-  return v;
+  return {.fp32 = {}, .bf16 = data, .rows = rows, .intermediate = intermediate};
 }
 
 void GateUpView::validate() const {

@@ -11,6 +11,7 @@
 
 #include "mxv/check/check.h"
 #include "mxv/check/gtest.h"
+#include "mxv/test_support/contains.h"
 
 namespace mxv::check {
 namespace {
@@ -37,13 +38,10 @@ TEST(CheckReport, TextNamesCoordinatesCodesAndClass) {
   const Report r = tie_flip_report();
   ASSERT_EQ(r.mismatch_count, 1u);
   const std::string text = r.text();
-  EXPECT_NE(text.find("row 5, block 2"), std::string::npos) << text;
-  EXPECT_NE(text.find("byte 82"), std::string::npos) << text;
-  EXPECT_NE(text.find("expected 0x38 (1)"), std::string::npos) << text;
-  EXPECT_NE(text.find("actual 0x39 (1.125)"), std::string::npos) << text;
-  EXPECT_NE(text.find("tie-flip"), std::string::npos) << text;
-  EXPECT_NE(text.find("midpoint 1.0625"), std::string::npos) << text;
-  EXPECT_NE(text.find("1 tie-flip: "), std::string::npos) << text;  // the class count with meaning
+  // "1 tie-flip: ": the class count with its meaning.
+  EXPECT_TRUE(test_support::contains_all(text, {
+      "row 5, block 2", "byte 82", "expected 0x38 (1)", "actual 0x39 (1.125)", "tie-flip", "midpoint 1.0625",
+      "1 tie-flip: "}));
   std::ostringstream os;
   os << r;
   EXPECT_EQ(os.str(), text);
@@ -66,11 +64,9 @@ TEST(CheckReport, TextShowsInputBitsAndBlockContext) {
   const Context ctx{InputKind::kFp32, input, pre, 2, amax, scale};
   const Report r = compare(OutputSpec::packed_e2m1("q", 1, 2), Bytes{0x24}, Bytes{0x25}, ctx);
   const std::string text = r.text();
-  EXPECT_NE(text.find("row 0, col 0 (byte 0 low nibble)"), std::string::npos) << text;
-  EXPECT_NE(text.find("input 0x40200000 (2.5)"), std::string::npos) << text;
-  EXPECT_NE(text.find("pre-rounding 2.5"), std::string::npos) << text;
-  EXPECT_NE(text.find("block amax 2.5"), std::string::npos) << text;
-  EXPECT_NE(text.find("expected 0x4 (2), actual 0x5 (3)"), std::string::npos) << text;
+  EXPECT_TRUE(test_support::contains_all(text, {
+      "row 0, col 0 (byte 0 low nibble)", "input 0x40200000 (2.5)", "pre-rounding 2.5", "block amax 2.5",
+      "expected 0x4 (2), actual 0x5 (3)"}));
 }
 
 TEST(CheckReport, PermutationAndGuardAndScaleDetails) {
@@ -90,14 +86,9 @@ TEST(CheckReport, JsonCarriesCountsAndFirstMismatch) {
   const std::string j = tie_flip_report().json();
   EXPECT_EQ(j.front(), '{');
   EXPECT_EQ(j.back(), '}');
-  EXPECT_NE(j.find("\"ok\":false"), std::string::npos) << j;
-  EXPECT_NE(j.find("\"mismatches\":1"), std::string::npos) << j;
-  EXPECT_NE(j.find("\"tie-flip\":1"), std::string::npos) << j;
-  EXPECT_NE(j.find("\"other\":0"), std::string::npos) << j;
-  EXPECT_NE(j.find("\"coord\":[0,5,2]"), std::string::npos) << j;
-  EXPECT_NE(j.find("\"byte_offset\":82"), std::string::npos) << j;
-  EXPECT_NE(j.find("\"expected\":56,\"actual\":57"), std::string::npos) << j;
-  EXPECT_NE(j.find("\"pre_rounding\":1.0625"), std::string::npos) << j;
+  EXPECT_TRUE(test_support::contains_all(j, {
+      "\"ok\":false", "\"mismatches\":1", "\"tie-flip\":1", "\"other\":0", "\"coord\":[0,5,2]", "\"byte_offset\":82",
+      "\"expected\":56,\"actual\":57", "\"pre_rounding\":1.0625"}));
 }
 
 TEST(CheckReport, JsonWritesNonFiniteNumbersAsStrings) {

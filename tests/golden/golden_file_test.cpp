@@ -8,6 +8,7 @@
 #include <H5Cpp.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -42,6 +43,16 @@ std::vector<GoldenCase> sample_cases() {
   e.cols = static_cast<std::int64_t>(probes.size());
   return {make_case(kQuantizeCase, q, {input_dataset(q, "x", narrow_from_fp32(WideType::kFp32, x))}, "odd K"),
           make_case(kEncodeCase, e, {input_dataset(e, "x", wide_probes(WideType::kFp32, probes))}, "probes")};
+}
+
+/// Replaces dataset `at` by zeros stored as `file_type` in a [rows, cols] dataspace.
+template <class T>
+void replace_with_zeros(H5::H5File& f, const std::string& at, const H5::PredType& file_type,
+                        const H5::PredType& memory_type, std::array<hsize_t, 2> dims) {
+  f.unlink(at);
+  const std::vector<T> zeros(dims[0] * dims[1], T{0});
+  H5::DataSet d = f.createDataSet(at, file_type, H5::DataSpace(2, dims.data()));
+  d.write(zeros.data(), memory_type);
 }
 
 class GoldenFileTest : public test_support::ScratchDirTest {
@@ -199,24 +210,16 @@ TEST_F(GoldenFileTest, WrongSchemaVersion) {
 TEST_F(GoldenFileTest, WrongDtype) {
   // The expected elements rewritten as float64 of the same shape.
   const std::string p = edited("dtype.h5", [](H5::H5File& f) {
-    const std::string at = std::string("/cases/") + kQuantizeCase + "/expected/elements";
-    f.unlink(at);
-    const hsize_t dims[2] = {3, 9};
-    std::vector<double> zeros(27, 0.0);
-    H5::DataSet d = f.createDataSet(at, H5::PredType::IEEE_F64LE, H5::DataSpace(2, dims));
-    d.write(zeros.data(), H5::PredType::NATIVE_DOUBLE);
+    replace_with_zeros<double>(f, std::string("/cases/") + kQuantizeCase + "/expected/elements", H5::PredType::IEEE_F64LE,
+                               H5::PredType::NATIVE_DOUBLE, {3, 9});
   });
   expect_bad(p, {kQuantizeCase, "expected/elements", "float of 8 bytes"});
 }
 
 TEST_F(GoldenFileTest, WrongShape) {
   const std::string p = edited("shape.h5", [](H5::H5File& f) {
-    const std::string at = std::string("/cases/") + kQuantizeCase + "/inputs/x";
-    f.unlink(at);
-    const hsize_t dims[2] = {17, 3};
-    std::vector<float> zeros(51, 0.0f);
-    H5::DataSet d = f.createDataSet(at, H5::PredType::IEEE_F32LE, H5::DataSpace(2, dims));
-    d.write(zeros.data(), H5::PredType::NATIVE_FLOAT);
+    replace_with_zeros<float>(f, std::string("/cases/") + kQuantizeCase + "/inputs/x", H5::PredType::IEEE_F32LE,
+                              H5::PredType::NATIVE_FLOAT, {17, 3});
   });
   expect_bad(p, {kQuantizeCase, "inputs/x", "shape [17, 3]", "needs [3, 17]"});
 }

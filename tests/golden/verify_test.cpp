@@ -22,6 +22,7 @@
 #include "mxv/device/dequantize.h"
 #include "mxv/emulation/emulated_backend.h"
 #include "mxv/golden/verify.h"
+#include "mxv/test_support/contains.h"
 
 namespace mxv::golden {
 namespace {
@@ -103,10 +104,17 @@ TEST(VerifyInputs, CaseSeedDependsOnRunSeedAndCase) {
   EXPECT_NE(case_seed(7, c), case_seed(8, c));
 }
 
-TEST(VerifyRun, emulated_QuickRunPasses) {
+/// Options of a quick run (the catalogue's small subset) of `kernel` on `backend`.
+VerifyOptions quick(const std::string& backend, const std::string& kernel = "all") {
   VerifyOptions o;
-  o.backend = "emulated";
+  o.backend = backend;
+  o.kernel = kernel;
   o.quick = true;
+  return o;
+}
+
+TEST(VerifyRun, emulated_QuickRunPasses) {
+  VerifyOptions o = quick("emulated");
   std::ostringstream out, err;
   const VerifyRun run = run_verify(o, out, err);
   EXPECT_EQ(run.exit_code, 0) << out.str() << err.str();
@@ -128,10 +136,7 @@ TEST(VerifyRun, emulated_QuickRunPasses) {
 
 // Planted bug: the first quantize case's elements come back with one byte's nibbles swapped.
 TEST(VerifyRun, emulated_PlantedNibbleSwapFailsWithItsClassAndExitsOne) {
-  VerifyOptions o;
-  o.backend = "emulated";
-  o.kernel = "quantize";
-  o.quick = true;
+  VerifyOptions o = quick("emulated", "quantize");
   bool planted = false;
   o.tamper = [&](const VerifyCase&, std::string_view output, std::vector<std::uint8_t>& actual) {
     if (planted || output != "elements") return;
@@ -159,10 +164,7 @@ TEST(VerifyRun, emulated_PlantedNibbleSwapFailsWithItsClassAndExitsOne) {
 
 // Planted bug: a byte past the end of a dequantize output (its trailing guard) changed.
 TEST(VerifyRun, emulated_PlantedGuardDamageIsOutOfBounds) {
-  VerifyOptions o;
-  o.backend = "emulated";
-  o.kernel = "dequantize";
-  o.quick = true;
+  VerifyOptions o = quick("emulated", "dequantize");
   o.tamper = [](const VerifyCase&, std::string_view output, std::vector<std::uint8_t>& actual) {
     if (output == "out") actual[actual.size() - device::kGuardBytes + 3] ^= 0x40;
   };
@@ -218,9 +220,7 @@ TEST(VerifyUsage, RequireBackendCudaFailsWithoutAGpu) {
 
 // A --json path that cannot be written is a usage error found before the run, not after it.
 TEST(VerifyUsage, BadJsonPathFailsBeforeRunning) {
-  VerifyOptions o;
-  o.backend = "emulated";
-  o.quick = true;
+  VerifyOptions o = quick("emulated");
   o.json_path = "/nonexistent-folder/report.json";
   std::ostringstream out, err;
   const VerifyRun run = run_verify(o, out, err);
@@ -231,10 +231,7 @@ TEST(VerifyUsage, BadJsonPathFailsBeforeRunning) {
 
 // --json -: the JSON alone on the output stream, with totals; the text report on the error stream.
 TEST(VerifyRun, emulated_JsonToStandardOutputHasTotals) {
-  VerifyOptions o;
-  o.backend = "emulated";
-  o.kernel = "convert";
-  o.quick = true;
+  VerifyOptions o = quick("emulated", "convert");
   o.json_path = "-";
   std::ostringstream out, err;
   const VerifyRun run = run_verify(o, out, err);
@@ -256,20 +253,14 @@ TEST(VerifyRun, emulated_JsonToStandardOutputHasTotals) {
 // kernel supports, the unfused pair), a summary row per kernel and a legend; progress lines
 // (not a terminal) name each finished kernel.
 TEST(VerifyRun, emulated_ReportHasSummaryNotRunAndLegend) {
-  VerifyOptions o;
-  o.backend = "emulated";
-  o.kernel = "swiglu-quantize";
-  o.quick = true;
+  VerifyOptions o = quick("emulated", "swiglu-quantize");
   std::ostringstream out, err;
   const VerifyRun run = run_verify(o, out, err);
   ASSERT_EQ(run.exit_code, 0) << out.str();
   const std::string text = out.str();
-  EXPECT_NE(text.find("swiglu-quantize  emulated"), std::string::npos) << text;
-  EXPECT_NE(text.find("Not run here:"), std::string::npos) << text;
-  EXPECT_NE(text.find("swiglu-quantize --unfused"), std::string::npos) << text;
-  EXPECT_NE(text.find("Legend:"), std::string::npos) << text;
-  EXPECT_NE(text.find("swz"), std::string::npos) << text;
-  EXPECT_NE(text.find("on emulated only (the GPU was not tested)"), std::string::npos) << text;
+  EXPECT_TRUE(test_support::contains_all(text, {
+      "swiglu-quantize  emulated", "Not run here:", "swiglu-quantize --unfused", "Legend:", "swz",
+      "on emulated only (the GPU was not tested)"}));
   EXPECT_NE(err.str().find("mxv verify: emulated swiglu-quantize: " + std::to_string(run.results.size()) + " cases, 0 failed"),
             std::string::npos)
       << err.str();
@@ -278,14 +269,11 @@ TEST(VerifyRun, emulated_ReportHasSummaryNotRunAndLegend) {
 TEST(VerifyRun, emulated_AutoWithoutGpuReportsTheSkippedBackend) {
   const device::Availability cuda = emu::availability(device::BackendKind::kCuda);
   if (cuda.available) GTEST_SKIP() << "a GPU is present: auto runs cuda";
-  VerifyOptions o;
-  o.kernel = "convert";
-  o.quick = true;
+  VerifyOptions o = quick("auto", "convert");
   std::ostringstream out, err;
   EXPECT_EQ(run_verify(o, out, err).exit_code, 0) << out.str();
-  EXPECT_NE(out.str().find("cuda backend skipped: "), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find(cuda.reason), std::string::npos) << out.str();
-  EXPECT_NE(out.str().find("convert ue4m3"), std::string::npos) << out.str();  // not in the catalogue
+  // "convert ue4m3": a format no convert kernel supports, so not in the catalogue.
+  EXPECT_TRUE(test_support::contains_all(out.str(), {"cuda backend skipped: ", cuda.reason, "convert ue4m3"}));
 }
 
 }  // namespace

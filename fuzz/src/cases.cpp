@@ -36,11 +36,13 @@ void pick_rows(golden::VerifyCase& v) {
 
 std::vector<std::string> presets_of(VerifyKernel k) { return golden::supported_presets(k); }
 
-/// A generated call of kernel `k` with one of its presets: every generator's first draw.
-FuzzCase new_case(VerifyKernel k) {
+/// A generated call of kernel `k`: every generator's first draws, one of its presets and one of
+/// the wide types it takes.
+FuzzCase new_case(VerifyKernel k, std::vector<WideType> dtypes) {
   FuzzCase c;
   c.call.kernel = k;
   c.call.preset = *rc::gen::elementOf(presets_of(k));
+  c.call.dtype = *rc::gen::elementOf(std::move(dtypes));
   c.call.why = "generated";
   return c;
 }
@@ -101,9 +103,8 @@ rc::Gen<std::vector<std::int64_t>> gen_group_counts() {
 
 rc::Gen<FuzzCase> gen_quantize_case(bool allow_specials) {
   return rc::gen::exec([allow_specials] {
-    FuzzCase c = new_case(VerifyKernel::kQuantize);
+    FuzzCase c = new_case(VerifyKernel::kQuantize, {WideType::kFp32, WideType::kBf16});
     golden::VerifyCase& v = c.call;
-    v.dtype = *rc::gen::elementOf(std::vector<WideType>{WideType::kFp32, WideType::kBf16});
     const std::int64_t block = Recipe::by_name(v.preset).block_size;
     // K: whole blocks (the vector variant) or just off them (the scalar one), both sides of the
     // 4-column scale tile (kb <= 4 and kb >= 5).
@@ -121,9 +122,8 @@ rc::Gen<FuzzCase> gen_quantize_case(bool allow_specials) {
 
 rc::Gen<FuzzCase> gen_dequantize_case() {
   return rc::gen::exec([] {
-    FuzzCase c = new_case(VerifyKernel::kDequantize);
+    FuzzCase c = new_case(VerifyKernel::kDequantize, {WideType::kFp32, WideType::kBf16, WideType::kFp16});
     golden::VerifyCase& v = c.call;
-    v.dtype = *rc::gen::elementOf(std::vector<WideType>{WideType::kFp32, WideType::kBf16, WideType::kFp16});
     v.n_packed = *rc::gen::arbitrary<bool>();
     v.experts = *sized_pick<std::int64_t>({1, 2, 3});
     // Both sides of the tiled gate (N even, K a multiple of 64) and of the 64 x 64 tile edges.
@@ -139,10 +139,9 @@ rc::Gen<FuzzCase> gen_dequantize_case() {
 
 rc::Gen<FuzzCase> gen_swiglu_case(bool allow_specials) {
   return rc::gen::exec([allow_specials] {
-    FuzzCase c = new_case(VerifyKernel::kSwigluQuantize);
+    FuzzCase c = new_case(VerifyKernel::kSwigluQuantize, {WideType::kFp32, WideType::kBf16});
     golden::VerifyCase& v = c.call;
     const Recipe r = Recipe::by_name(v.preset);
-    v.dtype = *rc::gen::elementOf(std::vector<WideType>{WideType::kFp32, WideType::kBf16});
     v.cols = r.block_size * *sized_pick<std::int64_t>({1, 2, 3, 4, 5, 8, 9});
     // interleaved:G for every G dividing I that the kernel takes (G divides 8 or is a multiple of 8).
     std::vector<std::string> layouts = {"halves"};
@@ -162,9 +161,8 @@ rc::Gen<FuzzCase> gen_swiglu_case(bool allow_specials) {
 
 rc::Gen<FuzzCase> gen_convert_case() {
   return rc::gen::exec([] {
-    FuzzCase c = new_case(VerifyKernel::kConvert);
+    FuzzCase c = new_case(VerifyKernel::kConvert, {WideType::kFp32, WideType::kBf16, WideType::kFp16});
     golden::VerifyCase& v = c.call;
-    v.dtype = *rc::gen::elementOf(std::vector<WideType>{WideType::kFp32, WideType::kBf16, WideType::kFp16});
     v.decode = *rc::gen::arbitrary<bool>();
     // Counts on both sides of a warp and of the 256-thread launch block; odd counts for E2M1.
     v.cols = v.decode ? (v.preset == "e2m1" ? 512 : 256)

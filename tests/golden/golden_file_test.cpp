@@ -55,6 +55,15 @@ void replace_with_zeros(H5::H5File& f, const std::string& at, const H5::PredType
   d.write(zeros.data(), memory_type);
 }
 
+/// Rewrites the quantize case's text attribute `name` as `value`: a valid HDF5 edit (h5py's
+/// attrs[name] = value), so HDF5's own checksums stay right.
+void rewrite_case_text(H5::H5File& f, const std::string& name, const std::string& value) {
+  H5::Group g = f.openGroup(std::string("/cases/") + kQuantizeCase);
+  g.removeAttr(name);
+  H5::StrType t(H5::PredType::C_S1, value.size());
+  g.createAttribute(name, t, H5::DataSpace(H5S_SCALAR)).write(t, value);
+}
+
 class GoldenFileTest : public test_support::ScratchDirTest {
  protected:
   void SetUp() override {
@@ -173,12 +182,7 @@ TEST_F(GoldenFileTest, OneFlippedByteInACaseAttribute) {
 TEST_F(GoldenFileTest, AnEditedCaseAttributeIsCaughtByTheAttributeDigest) {
   // A valid edit (h5py: attrs['why'] = ...) keeps HDF5's checksums right; the case's digest over
   // its attributes does not match any more.
-  const std::string p = edited("edited.h5", [](H5::H5File& f) {
-    H5::Group g = f.openGroup(std::string("/cases/") + kQuantizeCase);
-    g.removeAttr("why");
-    H5::StrType t(H5::PredType::C_S1, 5);
-    g.createAttribute("why", t, H5::DataSpace(H5S_SCALAR)).write(t, std::string("odd J"));
-  });
+  const std::string p = edited("edited.h5", [](H5::H5File& f) { rewrite_case_text(f, "why", "odd J"); });
   expect_bad(p, {kQuantizeCase, "attributes are damaged"});
 }
 
@@ -244,12 +248,7 @@ TEST_F(GoldenFileTest, ADirectoryAndNonHdf5) {
 }
 
 TEST_F(GoldenFileTest, AnUnknownRecipeFieldValueNamesTheAttribute) {
-  const std::string p = edited("recipe.h5", [](H5::H5File& f) {
-    H5::Group g = f.openGroup(std::string("/cases/") + kQuantizeCase);
-    g.removeAttr("recipe.order");
-    H5::StrType t(H5::PredType::C_S1, 5);
-    g.createAttribute("recipe.order", t, H5::DataSpace(H5S_SCALAR)).write(t, std::string("bogus"));
-  });
+  const std::string p = edited("recipe.h5", [](H5::H5File& f) { rewrite_case_text(f, "recipe.order", "bogus"); });
   expect_bad(p, {kQuantizeCase, "recipe.order", "bogus"});
 }
 

@@ -104,6 +104,16 @@ TEST(VerifyInputs, CaseSeedDependsOnRunSeedAndCase) {
   EXPECT_NE(case_seed(7, c), case_seed(8, c));
 }
 
+/// A usage error: exit code 2 before any case ran, the error stream naming the problem.
+::testing::AssertionResult usage_error(const VerifyRun& run, const std::ostringstream& err, const std::string& names) {
+  if (run.exit_code != 2) return ::testing::AssertionFailure() << "exit code " << run.exit_code << ", not 2";
+  if (!run.results.empty()) return ::testing::AssertionFailure() << run.results.size() << " cases ran";
+  if (err.str().find(names) == std::string::npos) {
+    return ::testing::AssertionFailure() << "the error stream does not name '" << names << "':\n" << err.str();
+  }
+  return ::testing::AssertionSuccess();
+}
+
 /// Options of a quick run (the catalogue's small subset) of `kernel` on `backend`.
 VerifyOptions quick(const std::string& backend, const std::string& kernel = "all") {
   VerifyOptions o;
@@ -184,21 +194,17 @@ TEST(VerifyUsage, UnavailableOrUnknownBackendExitsTwoWithTheReason) {
   VerifyOptions o;
   o.quick = true;
   o.backend = "tpu";
-  EXPECT_EQ(run_verify(o, out, err).exit_code, 2);
-  EXPECT_NE(err.str().find("--backend 'tpu'"), std::string::npos) << err.str();
+  EXPECT_TRUE(usage_error(run_verify(o, out, err), err, "--backend 'tpu'"));
   o.backend = "emulated";
   o.kernel = "gemm";
   err.str("");
-  EXPECT_EQ(run_verify(o, out, err).exit_code, 2);
-  EXPECT_NE(err.str().find("--kernel 'gemm'"), std::string::npos) << err.str();
+  EXPECT_TRUE(usage_error(run_verify(o, out, err), err, "--kernel 'gemm'"));
   if (cuda.available) GTEST_SKIP() << "a GPU is present: the unavailable-cuda path cannot be exercised here";
   o.backend = "cuda";
   o.kernel = "all";
   err.str("");
   const VerifyRun run = run_verify(o, out, err);
-  EXPECT_EQ(run.exit_code, 2);
-  EXPECT_TRUE(run.results.empty());
-  EXPECT_NE(err.str().find("unavailable: "), std::string::npos) << err.str();
+  EXPECT_TRUE(usage_error(run, err, "unavailable: "));
   EXPECT_NE(err.str().find(cuda.reason), std::string::npos) << err.str();
 }
 
@@ -210,10 +216,7 @@ TEST(VerifyUsage, RequireBackendCudaFailsWithoutAGpu) {
   o.quick = true;
   o.require_backend = "cuda";
   std::ostringstream out, err;
-  const VerifyRun run = run_verify(o, out, err);
-  EXPECT_EQ(run.exit_code, 2);
-  EXPECT_TRUE(run.results.empty());
-  EXPECT_NE(err.str().find("--require-backend cuda"), std::string::npos) << err.str();
+  EXPECT_TRUE(usage_error(run_verify(o, out, err), err, "--require-backend cuda"));
   o.require_backend = "tpu";
   EXPECT_EQ(run_verify(o, out, err).exit_code, 2);
 }
@@ -223,10 +226,7 @@ TEST(VerifyUsage, BadJsonPathFailsBeforeRunning) {
   VerifyOptions o = quick("emulated");
   o.json_path = "/nonexistent-folder/report.json";
   std::ostringstream out, err;
-  const VerifyRun run = run_verify(o, out, err);
-  EXPECT_EQ(run.exit_code, 2);
-  EXPECT_TRUE(run.results.empty());
-  EXPECT_NE(err.str().find("--json: '/nonexistent-folder/report.json'"), std::string::npos) << err.str();
+  EXPECT_TRUE(usage_error(run_verify(o, out, err), err, "--json: '/nonexistent-folder/report.json'"));
 }
 
 // --json -: the JSON alone on the output stream, with totals; the text report on the error stream.

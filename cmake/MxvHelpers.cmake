@@ -56,16 +56,17 @@ function(mxv_add_header_library name)
 endfunction()
 
 # mxv_add_test(NAME <name> SOURCES ... [DEPS ...] LABELS ... [TIMEOUT s] [MAIN])
-# One GoogleTest executable; each TEST becomes a ctest case carrying LABELS. GTEST_SKIP shows
+# One GoogleTest executable; each TEST becomes a ctest case carrying LABELS. A property test names
+# rapidcheck in DEPS (no test links what it does not use). GTEST_SKIP shows
 # as "skipped" in ctest (gtest_discover_tests adds SKIP_REGULAR_EXPRESSION). Without MAIN the
 # test links gtest_main; with MAIN it supplies its own main().
 function(mxv_add_test)
   cmake_parse_arguments(ARG "MAIN" "NAME;TIMEOUT" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   if(ARG_MAIN)
-    target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest rapidcheck Threads::Threads)
+    target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest Threads::Threads)
   else()
-    target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main rapidcheck Threads::Threads)
+    target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main Threads::Threads)
   endif()
   mxv_set_warnings(${ARG_NAME})
   if(NOT ARG_TIMEOUT)
@@ -131,7 +132,7 @@ endfunction()
 function(mxv_add_backend_test)
   cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SOURCES;DEPS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
-  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main rapidcheck Threads::Threads)
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main Threads::Threads)
   mxv_set_warnings(${ARG_NAME})
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)

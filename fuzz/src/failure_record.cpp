@@ -3,10 +3,11 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "mxv/golden/golden_file.h"
+#include "mxv/io/output_files.h"
 #include "mxv/reference/swiglu.h"
 
 namespace mxv::fuzz {
@@ -91,8 +92,7 @@ std::string save_failure(const std::string& path, const FailureRecord& record, c
     golden::write_golden_file(path, golden::Provenance::current("mxv fuzz", record.replay, record.seed), cases);
     return "golden";
   }
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error("cannot write " + path);
+  std::ostringstream f;
   f << "mxv-fuzz-failure 1\n"
     << "property: " << record.property << "\n"
     << "backend: " << record.backend << "\n"
@@ -103,7 +103,11 @@ std::string save_failure(const std::string& path, const FailureRecord& record, c
     << "counterexample:\n"
     << record.counterexample << "report:\n"
     << record.report << "\n";
-  if (!f) throw std::runtime_error("cannot write " + path);
+  const std::string text = f.str();
+  io::OutputBatch file;
+  file.output("--save-failure", path);
+  file.set("--save-failure", std::vector<std::uint8_t>(text.begin(), text.end()));
+  file.commit();
   return "text";
 }
 

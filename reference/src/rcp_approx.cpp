@@ -4,7 +4,6 @@
 
 #include <bit>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -13,6 +12,9 @@
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
+#include <vector>
+
+#include "mxv/io/output_files.h"
 
 namespace mxv {
 namespace {
@@ -132,23 +134,18 @@ RcpApproxTable RcpApproxTable::load(const std::string& path) {
 }
 
 void RcpApproxTable::save(const std::string& path) const {
-  std::uint8_t header[kHeaderBytes] = {};
+  std::vector<std::uint8_t> bytes(kHeaderBytes + packed_.size(), 0);
+  std::uint8_t* header = bytes.data();
   std::memcpy(header, kMagic, sizeof kMagic);
   put_u32(header + 8, kVersion);
   put_u32(header + 12, kEntries);
   put_u32(header + 16, 2);
   put_u64(header + 24, payload_hash());
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(header), kHeaderBytes);
-    out.write(reinterpret_cast<const char*>(packed_.data()), static_cast<std::streamsize>(packed_.size()));
-    if (!out) throw std::invalid_argument("rcp.approx table '" + path + "': write failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::invalid_argument("rcp.approx table '" + path + "': rename failed");
-  }
+  std::memcpy(header + kHeaderBytes, packed_.data(), packed_.size());
+  io::OutputBatch file;
+  file.output("rcp.approx table", path);
+  file.set("rcp.approx table", std::move(bytes));
+  file.commit();
 }
 
 int RcpApproxTable::delta(std::uint32_t significand) const {

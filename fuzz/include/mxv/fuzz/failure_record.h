@@ -30,7 +30,9 @@ struct FailureRecord {
 
 /// Writes `path`: a golden file of `calls` (one case each, named fuzz-<property>-<i>, the replay
 /// command in its provenance) when every call has explicit inputs, else the text record. Returns
-/// "golden" or "text"; throws std::runtime_error when the file cannot be written.
+/// "golden" or "text"; written all or nothing (a golden file through H5Writer, the text through
+/// io::OutputBatch); throws (std::invalid_argument, std::runtime_error) naming the file when it
+/// cannot be written.
 std::string save_failure(const std::string& path, const FailureRecord& record, const std::vector<golden::VerifyCase>& calls);
 
 }  // namespace mxv::fuzz

@@ -46,7 +46,9 @@ class RcpApproxTable {
   /// Reads a table file; throws std::invalid_argument naming the file and what is wrong with it
   /// (missing, truncated, bad magic/version/size, hash mismatch, invalid entry).
   static RcpApproxTable load(const std::string& path);
-  /// Writes the table in the format above (to `path`.tmp, then renamed).
+  /// Writes the table in the format above, all or nothing (io::OutputBatch: a fresh temporary
+  /// beside `path`, renamed into place). Throws std::invalid_argument for a path that cannot be
+  /// an output, std::runtime_error when writing fails.
   void save(const std::string& path) const;
 
   /// The delta (-1, 0, +1) for a 23-bit significand.

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <string>
 #include <utility>
@@ -48,24 +49,20 @@ mxv::check::CodeKind out_kind(WideType t) {
 }
 std::size_t out_bytes(WideType t) { return t == WideType::kF32 ? 4 : 2; }
 
-class DequantizeMatchesReference : public BackendParamTest<Case> {};
-
-TEST_P(DequantizeMatchesReference, ByteExactAndRightKernel) {
-  const Case& c = param();
-  const Shape& s = c.shape;
-  const mxv::Recipe recipe = mxv::Recipe::by_name(c.recipe);
-  const Inputs in = make_inputs(recipe, s, mxv::test::case_salt(s));
-
-  DeviceBuffer packed = backend().alloc_upload(std::span<const std::uint8_t>(in.packed), "packed");
-  DeviceBuffer scales = backend().alloc_upload(std::span<const std::uint8_t>(in.scales), "scales");
-  DeviceBuffer s_dec = backend().alloc_upload(std::span<const float>(in.s_dec), "s_dec");
+/// Dequantizes `in` on `be` and holds the output to the reference byte for byte (sentinel-filled,
+/// guards checked); `s.expect` is the kernel the gate must pick.
+void expect_matches_reference(Backend& be, const mxv::Recipe& recipe, WideType out_type, const Shape& s,
+                              const Inputs& in) {
+  DeviceBuffer packed = be.alloc_upload(std::span<const std::uint8_t>(in.packed), "packed");
+  DeviceBuffer scales = be.alloc_upload(std::span<const std::uint8_t>(in.scales), "scales");
+  DeviceBuffer s_dec = be.alloc_upload(std::span<const float>(in.s_dec), "s_dec");
   const auto total = static_cast<std::size_t>(s.e * s.n * s.k);
-  DeviceBuffer out = backend().alloc(total * out_bytes(c.out), "out", kSentinel);
+  DeviceBuffer out = be.alloc(total * out_bytes(out_type), "out", kSentinel);
 
   DequantizeArgs a;
   a.recipe = recipe;
   a.packing = s.packing;
-  a.out_type = c.out;
+  a.out_type = out_type;
   a.experts = s.e;
   a.n = s.n;
   a.k = s.k;
@@ -74,24 +71,33 @@ TEST_P(DequantizeMatchesReference, ByteExactAndRightKernel) {
   a.s_dec = &s_dec;
   a.out = &out;
   const DequantizeLaunch planned = plan_dequantize(a);
-  dequantize(backend(), a);
-  backend().synchronize();
-  ASSERT_EQ(backend().launch_log().size(), 1u);
-  EXPECT_EQ(backend().launch_log().back().kernel, s.expect) << "gate: " << planned.gate.reason;
+  be.clear_launch_log();
+  dequantize(be, a);
+  be.synchronize();
+  ASSERT_EQ(be.launch_log().size(), 1u);
+  EXPECT_EQ(be.launch_log().back().kernel, s.expect) << "gate: " << planned.gate.reason;
 
   const mxv::WeightPacking ref_packing =
       s.packing == WeightPackingAxis::kK ? mxv::WeightPacking::kKPacked : mxv::WeightPacking::kNPacked;
   const std::vector<std::uint8_t> expected = mxv::dequantize_weights_to(
-      recipe, ref_packing, mxv::WeightShape{s.e, s.n, s.k}, in.packed, in.scales, in.s_dec, ref_type(c.out));
-  const auto actual = backend().download<std::uint8_t>(out);
-  auto spec = mxv::check::OutputSpec::tensor("out", out_kind(c.out), static_cast<std::size_t>(s.n),
+      recipe, ref_packing, mxv::WeightShape{s.e, s.n, s.k}, in.packed, in.scales, in.s_dec, ref_type(out_type));
+  const auto actual = be.download<std::uint8_t>(out);
+  auto spec = mxv::check::OutputSpec::tensor("out", out_kind(out_type), static_cast<std::size_t>(s.n),
                                              static_cast<std::size_t>(s.k), static_cast<std::size_t>(s.e));
   spec.axes = {"expert", "n", "k"};
   mxv::check::Options opt;
   opt.sentinel = kSentinel;
   EXPECT_TRUE(mxv::check::matches(mxv::check::compare(spec, expected, actual, {}, opt)))
-      << c.recipe << " " << s.why << " on " << backend().name();
-  for (const DeviceBuffer* b : {&packed, &scales, &s_dec, &out}) EXPECT_EQ(backend().guard_damage(*b), "");
+      << recipe.name << " " << s.why << " on " << be.name();
+  for (const DeviceBuffer* b : {&packed, &scales, &s_dec, &out}) EXPECT_EQ(be.guard_damage(*b), "");
+}
+
+class DequantizeMatchesReference : public BackendParamTest<Case> {};
+
+TEST_P(DequantizeMatchesReference, ByteExactAndRightKernel) {
+  const Case& c = param();
+  const mxv::Recipe recipe = mxv::Recipe::by_name(c.recipe);
+  expect_matches_reference(backend(), recipe, c.out, c.shape, make_inputs(recipe, c.shape, mxv::test::case_salt(c.shape)));
 }
 
 constexpr auto K = WeightPackingAxis::kK;
@@ -166,6 +172,30 @@ std::vector<Case> large_cases() {
 INSTANTIATE_TEST_SUITE_P(LargeShapes, DequantizeMatchesReference,
                          ::testing::Combine(::testing::Values(BackendKind::kCuda), ::testing::ValuesIn(large_cases())),
                          mxv::test::backend_case_names(case_name));
+
+// The tiled kernel's fast path multiplies by s_dec * 2^8, which is exact only for |s_dec| < 2^120;
+// from there on the general path must take over. Random weights under s_dec just below 2^120, at
+// it, at 2^125 and at FLT_MAX (products overflow to Inf where the reference's do), NVFP4, a tiled
+// shape of each packing, every output type.
+class DequantizeTiledLargeSdec : public BackendParamTest<WideType> {};
+
+TEST_P(DequantizeTiledLargeSdec, GeneralPathPastTheFastLimit) {
+  const mxv::Recipe recipe = mxv::Recipe::nvfp4_te();
+  for (const Shape& s : {Shape{K, 1, 64, 64, kTiled, "K-packed tile, large s_dec"},
+                         Shape{N, 1, 64, 64, kTiled, "N-packed tile, large s_dec"}}) {
+    for (const float s_dec : {0x1.fffffep119f, 0x1p120f, 0x1p125f, std::numeric_limits<float>::max()}) {
+      Inputs in = make_inputs(recipe, s, mxv::test::case_salt(s));
+      std::fill(in.s_dec.begin(), in.s_dec.end(), s_dec);
+      SCOPED_TRACE(std::string(s.why) + ", s_dec = " + std::to_string(s_dec));
+      expect_matches_reference(backend(), recipe, param(), s, in);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Outputs, DequantizeTiledLargeSdec,
+                         ::testing::Combine(mxv::test::all_backends(),
+                                            ::testing::Values(WideType::kF32, WideType::kBf16, WideType::kF16)),
+                         mxv::test::backend_case_names([](WideType out) { return std::string(to_string(out)); }));
 
 // ---- gate limits and argument validation (planning only; nothing launches) ----------------------
 

@@ -373,7 +373,17 @@ WeightInputs weight_inputs(const Recipe& recipe, std::int64_t experts, std::int6
     if (nv) b &= 0x7F;  // UE4M3: the sign bit is not a scale (the reference rejects it)
   }
   std::uniform_real_distribution<float> u(1e-3f, 1.0f);
-  for (std::int64_t e = 0; e < experts; ++e) in.s_dec.push_back(u(rng));
+  // NVFP4 with edges: one expert in four gets an edge s_dec instead: the tiled kernel's fast-path
+  // limit 2^120 and its neighbour below, a huge one, FLT_MAX, and the smallest normal and subnormal.
+  static constexpr std::array<float, 6> kSdecEdges = {0x1.fffffep119f, 0x1p120f, 0x1p125f,
+                                                      std::numeric_limits<float>::max(), 0x1p-126f, 0x1p-149f};
+  for (std::int64_t e = 0; e < experts; ++e) {
+    in.s_dec.push_back(u(rng));
+    if (edge_scales && nv) {
+      const std::uint64_t r = rng();
+      if (r % 4 == 0) in.s_dec.back() = kSdecEdges[(r >> 2) % kSdecEdges.size()];
+    }
+  }
   return in;
 }
 

@@ -186,6 +186,20 @@ TEST(WeightInputs, EdgeScalesOnlyWhenAskedAndTheSequenceOtherwiseFixed) {
   ASSERT_EQ(plain.s_dec.size(), 2u);
 }
 
+TEST(WeightInputs, Nvfp4EdgesIncludeLargeAndTinyGlobalScales) {
+  const Recipe r = Recipe::nvfp4_te();
+  Rng g1(42), g2(42);
+  const WeightInputs plain = weight_inputs(r, 64, 2, 16, g1, false);
+  const WeightInputs edges = weight_inputs(r, 64, 2, 16, g2, true);
+  bool at_limit = false, tiny = false;
+  for (const float s : plain.s_dec) ASSERT_TRUE(s >= 1e-3f && s < 1.0f) << s;
+  for (const float s : edges.s_dec) {
+    at_limit |= s >= 0x1p120f;
+    tiny |= s > 0.0f && s <= 0x1p-126f;
+  }
+  EXPECT_TRUE(at_limit && tiny) << "64 experts draw an s_dec at or past 2^120 and one at or below 2^-126";
+}
+
 TEST(Seeds, MixAndNameHashAreStable) {
   EXPECT_EQ(name_hash("quantize"), name_hash("quantize"));
   EXPECT_NE(name_hash("quantize"), name_hash("dequantize"));

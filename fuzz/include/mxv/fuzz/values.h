@@ -75,8 +75,10 @@ struct WeightInputs {
 /// Random weights: every packed byte; scales mostly in a range whose products survive bf16 / fp16
 /// (UE4M3 with the sign bit clear, which the reference requires), one in eight any code; with
 /// `edge_scales`, half of those are the format's edge codes instead (UE4M3 0x00 0x01 0x07 0x08 0x7E
-/// 0x7F; E8M0 0x00 0x01 0x7F 0xFE 0xFF). s_dec uniform in [1e-3, 1). Without edge_scales the
-/// sequence is fixed: the ncu calibration test replays it against counters measured on a GPU.
+/// 0x7F; E8M0 0x00 0x01 0x7F 0xFE 0xFF). s_dec uniform in [1e-3, 1); with `edge_scales`, an NVFP4
+/// expert's s_dec is one time in four an edge value instead (just below and at 2^120, 2^125,
+/// FLT_MAX, 2^-126, 2^-149). Without edge_scales the sequence is fixed: the ncu calibration test
+/// replays it against counters measured on a GPU.
 WeightInputs weight_inputs(const Recipe& recipe, std::int64_t experts, std::int64_t n, std::int64_t k, Rng& rng,
                            bool edge_scales);
 

@@ -1,9 +1,10 @@
 // GPU benchmark of the dequantize (scalar vs tiled) and convert kernels, as a fraction of the copy
 // bandwidth measured in the same run (docs/design.md section 7, "Performance": tiled dequantize >=
 // 85% of copy, scalar ~5-10%). CUDA events on the backend's stream, warm-up, median of --reps timed
-// launches, inputs rotated over several sets whose total exceeds the 50 MB L2, random (never zero)
-// data.
-// Usage: dequantize_bench [--reps N] [--sets S]      Output: one line per case, then a summary.
+// measurements, inputs rotated over several sets whose total exceeds the 50 MB L2, random (never
+// zero) data. A measurement times --batch consecutive launches, each on the next input set, and
+// reports their mean, so a kernel shorter than the launch gap is not timed with the gap.
+// Usage: see usage() below.      Output: one line per case, then a summary.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -25,6 +26,29 @@ namespace {
 
 int g_reps = 50;
 int g_sets = 4;
+int g_batch = 1;
+
+void usage(std::FILE* to) {
+  std::fprintf(to,
+               "usage: dequantize_bench [--reps N] [--sets S] [--batch B]\n"
+               "  --reps N   timed measurements per case; the median is reported (default 50)\n"
+               "  --sets S   input sets the launches rotate over (default 4; their total exceeds L2)\n"
+               "  --batch B  launches per measurement, back to back on the stream, each on the next\n"
+               "             input set; the figure is the measurement / B, so the launch overhead\n"
+               "             between kernels is hidden behind the previous kernel (default 1)\n");
+}
+
+/// The positive integer `text`, or exit 2 naming the option.
+int positive(const char* option, const char* text) {
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || v < 1 || v > 1000000) {
+    std::fprintf(stderr, "dequantize_bench: %s needs a positive integer, got '%s'\n", option, text);
+    usage(stderr);
+    std::exit(2);
+  }
+  return static_cast<int>(v);
+}
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) {
@@ -33,7 +57,8 @@ void check(cudaError_t e, const char* what) {
   }
 }
 
-/// Median milliseconds of `launch(i)` over g_reps timed calls (after 3 warm-up calls).
+/// Median milliseconds per call of `launch(i)` over g_reps measurements of g_batch consecutive calls
+/// each (after 3 warm-up calls); i counts every call, so consecutive calls use different input sets.
 template <class F>
 double median_ms(CudaBackend& b, F launch) {
   const auto s = static_cast<cudaStream_t>(b.stream());
@@ -43,14 +68,15 @@ double median_ms(CudaBackend& b, F launch) {
   cudaEvent_t e0, e1;
   check(cudaEventCreate(&e0), "event");
   check(cudaEventCreate(&e1), "event");
+  int call = 0;
   for (int i = 0; i < g_reps; ++i) {
     check(cudaEventRecord(e0, s), "record");
-    launch(i);
+    for (int j = 0; j < g_batch; ++j) launch(call++);
     check(cudaEventRecord(e1, s), "record");
     check(cudaEventSynchronize(e1), "sync");
     float ms = 0;
     check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
-    t.push_back(ms);
+    t.push_back(static_cast<double>(ms) / g_batch);
     if (i % 16 == 0) b.clear_launch_log();
   }
   cudaEventDestroy(e0);
@@ -74,9 +100,22 @@ std::vector<std::uint8_t> random_bytes(std::size_t n, std::uint64_t seed, std::u
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--reps")) g_reps = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--sets")) g_sets = std::atoi(argv[i + 1]);
+  for (int i = 1; i < argc; ++i) {
+    const char* arg = argv[i];
+    if (!std::strcmp(arg, "--help") || !std::strcmp(arg, "-h")) {
+      usage(stdout);
+      return 0;
+    }
+    int* target = !std::strcmp(arg, "--reps")    ? &g_reps
+                  : !std::strcmp(arg, "--sets")  ? &g_sets
+                  : !std::strcmp(arg, "--batch") ? &g_batch
+                                                 : nullptr;
+    if (target == nullptr || i + 1 == argc) {
+      std::fprintf(stderr, target == nullptr ? "dequantize_bench: unknown option '%s'\n" : "dequantize_bench: %s needs a value\n", arg);
+      usage(stderr);
+      return 2;
+    }
+    *target = positive(arg, argv[++i]);
   }
   const Availability a = cuda_availability();
   if (!a.available) {
@@ -87,7 +126,8 @@ int main(int argc, char** argv) {
   auto& b = static_cast<CudaBackend&>(*owned);
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "props");
-  std::printf("device: %s, L2 %d MB, reps %d (median), %d rotating input sets\n", prop.name, prop.l2CacheSize >> 20, g_reps, g_sets);
+  std::printf("device: %s, L2 %d MB, reps %d (median), %d rotating input sets, %d launch(es) per measurement\n", prop.name,
+              prop.l2CacheSize >> 20, g_reps, g_sets, g_batch);
 
   // Copy bandwidth: device-to-device memcpy of 1 GiB (bytes read + bytes written per second).
   const std::size_t copy_bytes = std::size_t{1} << 30;

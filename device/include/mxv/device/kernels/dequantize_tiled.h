@@ -213,7 +213,9 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
     row[r] = std::uint64_t{b.z} * p.n + n;
   }
 
-  // Every load first: 8 packed words and 8 scale bytes in flight per thread.
+  // Every load first: s_dec (NVFP4), then 8 packed words and 8 scale bytes in flight per thread.
+  SdecInfo sd{};
+  if constexpr (kScale == DequantScale::kUE4M3) sd = make_sdec(load_s_dec(ctx, p, b.z));
   std::uint32_t codes[kItems];
   std::uint32_t scodes[kItems];
   MXV_UNROLL
@@ -231,8 +233,6 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
       scodes[i] = ctx.load(p.scales, row[r] * p.scale_cols + (kk[j] >> p.block_shift));
     }
   }
-  SdecInfo sd{};
-  if constexpr (kScale == DequantScale::kUE4M3) sd = make_sdec(load_s_dec(ctx, p, b.z));
 
   MXV_UNROLL
   for (unsigned i = 0; i < kItems; ++i) {
@@ -264,6 +264,13 @@ MXV_HD void tiled_rows64(Ctx& ctx, const DequantizeParams& p) {
   const std::uint32_t n = n0 + t.y;
   const std::uint64_t row = std::uint64_t{e} * p.n + n;  // output row (e, n)
 
+  // s_dec first, so its load overlaps the staging loads rather than following the barrier; only
+  // threads whose row exists load it (the access stream the calibration test pins).
+  SdecInfo sd{};
+  if constexpr (kScale == DequantScale::kUE4M3) {
+    if (n < p.n) sd = make_sdec(load_s_dec(ctx, p, e));
+  }
+
   // N-packed: stage the block's 64 k x 32 bytes. Linear thread id l covers bytes l + 512*i;
   // 32 consecutive ids are one k row of 32 contiguous bytes.
   SharedPtr<std::uint8_t> tile{};
@@ -285,8 +292,6 @@ MXV_HD void tiled_rows64(Ctx& ctx, const DequantizeParams& p) {
   }
   if (n >= p.n) return;  // after the barrier: every thread took part in staging
 
-  SdecInfo sd{};
-  if constexpr (kScale == DequantScale::kUE4M3) sd = make_sdec(load_s_dec(ctx, p, e));
   for (unsigned s = 0; s < kStores; ++s) {
     const std::uint32_t kk = kF32 ? k0 + 32u * s + 4u * t.x : k0 + 8u * t.x;  // first k of this store
     std::uint32_t codes = 0;  // nibble j = element kk + j
@@ -359,8 +364,15 @@ MXV_HD void tiled_transpose(Ctx& ctx, const DequantizeParams& p) {
   const std::uint32_t l = t.y * kDequantGroups + t.x;
   const std::uint32_t row_bytes = p.n >> 1;  // a multiple of 16 (the gate: N % 32 == 0)
 
-  // Staging loads, all issued first: 64 k rows x 128 bytes in 16-byte chunks (8 lanes per k row,
-  // 4 full lines per warp request), and the 4 (NVFP4) or 2 (MX) scale bytes of row n0 + l.
+  // Loads, all issued first: s_dec (NVFP4, by the threads that will convert rows: its latency
+  // hides behind the staging loads instead of following the barrier), 64 k rows x 128 bytes in
+  // 16-byte chunks (8 lanes per k row, 4 full lines per warp request), and the 4 (NVFP4) or 2 (MX)
+  // scale bytes of row n0 + l.
+  const bool converts = n0 + 8u * t.y < p.n;  // N % 8 == 0: all 8 rows of thread (x, y) or none
+  SdecInfo sd{};
+  if constexpr (kNvfp4) {
+    if (converts) sd = make_sdec(load_s_dec(ctx, p, e));
+  }
   Vec16 chunk[kChunks];
   bool chunk_ok[kChunks];
   MXV_UNROLL
@@ -396,7 +408,7 @@ MXV_HD void tiled_transpose(Ctx& ctx, const DequantizeParams& p) {
 
   // Thread (x, g): rows n0 + 8g .. n0 + 8g + 7 (packed word column g), k group x.
   const std::uint32_t x = t.x, g = t.y;
-  if (n0 + 8u * g >= p.n) return;  // after the barrier; N % 8 == 0, so all 8 rows or none
+  if (!converts) return;  // after the barrier
   std::uint32_t w[8];
   MXV_UNROLL
   for (unsigned i = 0; i < 8; ++i) {
@@ -405,8 +417,6 @@ MXV_HD void tiled_transpose(Ctx& ctx, const DequantizeParams& p) {
   }
   transpose_nibbles_8x8(w);  // w[j]: row n0 + 8g + j, nibble i = the i-th k read above
 
-  SdecInfo sd{};
-  if constexpr (kNvfp4) sd = make_sdec(load_s_dec(ctx, p, e));
   constexpr unsigned kBlockShift = kNvfp4 ? 4u : 5u;
   MXV_UNROLL
   for (unsigned j = 0; j < 8; ++j) {

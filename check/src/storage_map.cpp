@@ -83,6 +83,8 @@ unsigned slot_bits(CodeKind kind) {
   }
 }
 
+// The check library's own copy of the swizzle formula, independent of the reference's and the
+// kernels' on purpose (docs/design.md section 3.7).
 std::size_t swizzled_offset(std::size_t r, std::size_t k, std::size_t cols) {
   const std::size_t n_k = ceil_div(cols, 4);
   return (r / 128) * n_k * 512 + (k / 4) * 512 + (r % 32) * 16 + ((r % 128) / 32) * 4 + k % 4;

@@ -21,6 +21,8 @@
 #include "mxv/device/kernels/dequantize_tiled.h"
 
 using namespace mxv::device;
+using mxv::WideType;
+using mxv::WeightPacking;
 
 namespace {
 
@@ -159,8 +161,8 @@ int main(int argc, char** argv) {
     std::vector<float> sd(static_cast<std::size_t>(shape.e), 0.01f);
     DeviceBuffer s_dec = b.alloc_upload(std::span<const float>(sd), "s_dec");
     DeviceBuffer out = b.alloc(static_cast<std::size_t>(total) * 4, "out");
-    for (WeightPackingAxis packing : {WeightPackingAxis::kK, WeightPackingAxis::kN}) {
-      for (WideType t : {WideType::kBf16, WideType::kF32}) {
+    for (WeightPacking packing : {WeightPacking::kKPacked, WeightPacking::kNPacked}) {
+      for (WideType t : {WideType::kBf16, WideType::kFp32}) {
         // "tiled-r64": the tiled kernel forced into its rows64 geometry (block (8, 64), one 64-k tile
         // per thread, with the tiled arithmetic), so one run shows what the "units" (K-packed) and
         // "transpose" (N-packed) geometries add on top of the arithmetic.
@@ -189,10 +191,10 @@ int main(int argc, char** argv) {
               dequantize(b, args);
             }
           });
-          const double bytes = static_cast<double>(total / 2 + scale_bytes) + static_cast<double>(total) * (t == WideType::kF32 ? 4 : 2);
+          const double bytes = static_cast<double>(total / 2 + scale_bytes) + static_cast<double>(total) * (t == WideType::kFp32 ? 4 : 2);
           const double gbs = bytes / (ms * 1e6);
           std::printf("%-14s %-8s %-5s %-9s %lldx%lldx%-8lld %10.3f %10.0f %7.1f%%\n", rname,
-                      packing == WeightPackingAxis::kK ? "K" : "N", std::string(to_string(t)).c_str(),
+                      packing == WeightPacking::kKPacked ? "K" : "N", std::string(to_string(t)).c_str(),
                       variant == 2 ? "tiled-r64" : v == DequantizeVariant::kTiled ? "tiled" : "scalar", static_cast<long long>(shape.e),
                       static_cast<long long>(shape.n), static_cast<long long>(shape.k), ms, gbs, 100.0 * gbs / copy_gbs);
         }

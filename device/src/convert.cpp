@@ -11,15 +11,6 @@ std::string_view to_string(ConvertDirection d) {
   return d == ConvertDirection::kEncode ? "encode" : "decode";
 }
 
-std::string_view to_string(WideType t) {
-  switch (t) {
-    case WideType::kF32: return "fp32";
-    case WideType::kBf16: return "bf16";
-    case WideType::kF16: return "fp16";
-  }
-  return "?";
-}
-
 std::string_view to_string(CodeFormat f) {
   switch (f) {
     case CodeFormat::kE4M3: return "e4m3";
@@ -29,8 +20,6 @@ std::string_view to_string(CodeFormat f) {
   }
   return "?";
 }
-
-std::size_t wide_bytes(WideType t) { return t == WideType::kF32 ? 4 : 2; }
 
 std::uint64_t code_bytes(CodeFormat f, std::uint64_t count) {
   return f == CodeFormat::kE2M1 ? (count + 1) / 2 : count;
@@ -54,12 +43,12 @@ void require_size(const DeviceBuffer* b, std::string_view role, std::uint64_t by
 
 ConvertLaunch plan_convert(const ConvertArgs& a) {
   if (a.count == 0) reject("count", "must be >= 1");
-  const std::uint64_t wide_total = a.count * wide_bytes(a.wide);
+  const std::uint64_t wide_total = a.count * bytes_of(a.wide);
   const std::uint64_t code_total = code_bytes(a.format, a.count);
   const bool encode = a.direction == ConvertDirection::kEncode;
   if (a.input_is_index) {
     if (!encode) reject("input_is_index", "only an encode can take its inputs from the index");
-    const std::uint64_t space = a.wide == WideType::kF32 ? (std::uint64_t{1} << 32) : (std::uint64_t{1} << 16);
+    const std::uint64_t space = a.wide == WideType::kFp32 ? (std::uint64_t{1} << 32) : (std::uint64_t{1} << 16);
     if (std::uint64_t{a.index_base} + a.count > space) {
       reject("index_base + count", "must not exceed " + std::to_string(space) + " (the " +
                                        std::string(to_string(a.wide)) + " bit patterns)");

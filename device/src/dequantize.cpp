@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "mxv/device/convert.h"  // wide_bytes
+#include "mxv/reference/vocabulary.h"
 #include "mxv/device/kernels/dequantize_scalar.h"
 #include "mxv/device/kernels/dequantize_tiled.h"
 
@@ -97,10 +97,10 @@ DequantizeLaunch plan_dequantize(const DequantizeArgs& a) {
   }
   if (a.experts < 1 || a.n < 1 || a.k < 1) reject("shape", "experts, n and k must all be >= 1");
   if (a.experts > UINT32_MAX || a.n > UINT32_MAX || a.k > UINT32_MAX) reject("shape", "every dimension must be < 2^32");
-  if (a.packing == WeightPackingAxis::kK && a.k % 2 != 0) {
+  if (a.packing == WeightPacking::kKPacked && a.k % 2 != 0) {
     reject("k", cat("K = ", a.k, " must be even for K-packed weights (two codes per byte along K)"));
   }
-  if (a.packing == WeightPackingAxis::kN && a.n % 2 != 0) {
+  if (a.packing == WeightPacking::kNPacked && a.n % 2 != 0) {
     reject("n", cat("N = ", a.n, " must be even for N-packed weights (two codes per byte along N)"));
   }
   const std::uint32_t shift = log2_block(r);
@@ -112,7 +112,7 @@ DequantizeLaunch plan_dequantize(const DequantizeArgs& a) {
   if (total / e / n != k || total > (std::uint64_t{1} << 40)) reject("shape", "E*N*K must be <= 2^40 elements");
   require_bytes(a.packed, "packed", total / 2);
   require_bytes(a.scales, "scales", e * n * scale_cols);
-  require_bytes(a.out, "out", total * wide_bytes(a.out_type));
+  require_bytes(a.out, "out", total * bytes_of(a.out_type));
   bool per_expert = false;
   if (r.is_nvfp4()) {
     if (a.s_dec == nullptr) reject("s_dec", "NVFP4 needs the per-tensor decode scale (1 float, or one per expert)");
@@ -152,7 +152,7 @@ DequantizeLaunch plan_dequantize(const DequantizeArgs& a) {
     // registers) when N % 32 == 0, else the "rows64" blocks (8 x 64, byte staging).
     l.plan.kernel = "dequantize_tiled";
     const auto row_tiles = static_cast<unsigned>((n + kDequantTileN - 1) / kDequantTileN);
-    if (a.packing == WeightPackingAxis::kK) {
+    if (a.packing == WeightPacking::kKPacked) {
       const std::uint64_t span = std::uint64_t{kDequantTileK} * dequant_units(a.out_type);
       l.plan.grid = {static_cast<unsigned>((k + span - 1) / span), row_tiles, static_cast<unsigned>(e)};
       l.plan.block = {kDequantUnitThreads, 1, 1};

@@ -140,7 +140,7 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
 
   QuantizeParams& q = plan.params;
   q.scheme = scheme;
-  q.layout = swizzled ? qrules::ScaleLayoutKind::kSwizzled128x4 : qrules::ScaleLayoutKind::kLinear;
+  q.layout = swizzled ? ScaleLayout::kSwizzled128x4 : ScaleLayout::kLinear;
   q.input_bf16 = bf16;
   q.nan_propagates = problem.recipe.nan_in_amax == NanInAmax::kPropagate;
   q.rows = rows;

@@ -58,8 +58,7 @@ SwigluInput validated_input(const SwigluQuantizeProblem& p, qrules::Scheme* sche
   SwigluInput in;
   in.input_bf16 = p.input_type == WideType::kBf16;
   in.placement.group = group;
-  in.activation = r.activation == Activation::kSwigluClamped ? SwigluActivationKind::kSwigluClamped
-                                                             : SwigluActivationKind::kSilu;
+  in.activation = r.activation == Activation::kSwigluClamped ? Activation::kSwigluClamped : Activation::kSilu;
   in.alpha = r.alpha;
   in.limit = r.limit;
   in.rows = static_cast<std::uint64_t>(p.rows);
@@ -78,7 +77,7 @@ SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem) {
   q.in = validated_input(problem, &q.scheme);
   const bool swizzled = problem.scale_layout == ScaleLayout::kSwizzled128x4;
   const std::uint64_t block = qrules::block_size(q.scheme);
-  q.layout = swizzled ? qrules::ScaleLayoutKind::kSwizzled128x4 : qrules::ScaleLayoutKind::kLinear;
+  q.layout = swizzled ? ScaleLayout::kSwizzled128x4 : ScaleLayout::kLinear;
   q.round_to_bf16 = problem.recipe.intermediate == Intermediate::kBf16;
   q.nan_propagates = problem.recipe.nan_in_amax == NanInAmax::kPropagate;
   q.kb = q.in.inter / block;

@@ -81,7 +81,7 @@ DequantizedOut dequantize_on(device::Backend& be, device::DequantizeArgs args, c
   device::DeviceBuffer sb = be.alloc_upload(std::span<const std::uint8_t>(in.scales), "scales");
   device::DeviceBuffer db = be.alloc_upload(std::span<const float>(in.s_dec), "s_dec");
   const auto total = static_cast<std::size_t>(args.experts * args.n * args.k);
-  device::DeviceBuffer ob = be.alloc(total * device::wide_bytes(args.out_type), "out", kSentinel);
+  device::DeviceBuffer ob = be.alloc(total * bytes_of(args.out_type), "out", kSentinel);
   args.packed = &pb;
   args.scales = &sb;
   args.s_dec = &db;

@@ -351,10 +351,8 @@ void scalar_equals_tiled(device::Backend& be, const Tamper& tamper) {
   const golden::VerifyCase v = start_case(be, c);
   device::DequantizeArgs a;
   a.recipe = Recipe::by_name(v.preset);
-  a.packing = v.n_packed ? device::WeightPackingAxis::kN : device::WeightPackingAxis::kK;
-  a.out_type = v.dtype == WideType::kFp32 ? device::WideType::kF32
-               : v.dtype == WideType::kBf16 ? device::WideType::kBf16
-                                            : device::WideType::kF16;
+  a.packing = v.n_packed ? WeightPacking::kNPacked : WeightPacking::kKPacked;
+  a.out_type = v.dtype;
   a.experts = v.experts;
   a.n = v.rows;
   a.k = v.cols;

@@ -5,8 +5,6 @@
 
 #include <stdexcept>
 
-// quantize.h / swiglu_quantize.h first: they name mxv::WideType unqualified inside mxv::device,
-// which convert.h's device::WideType would otherwise shadow (include-order dependence).
 #include "mxv/device/quantize.h"
 #include "mxv/device/swiglu_quantize.h"
 #include "mxv/device/backend.h"
@@ -22,10 +20,6 @@ using device::Backend;
 using device::DeviceBuffer;
 
 constexpr std::uint8_t kGuardFill = 0xA5;
-
-device::WideType device_wide(WideType t) {
-  return t == WideType::kFp32 ? device::WideType::kF32 : t == WideType::kBf16 ? device::WideType::kBf16 : device::WideType::kF16;
-}
 
 /// The convert kernel's code format for a case, or "" with the reason it has none.
 std::optional<device::CodeFormat> convert_format(const CaseParams& p, std::string& why) {
@@ -89,7 +83,7 @@ class CaseLaunch {
     DeviceBuffer out = be_.alloc(outs[0].bytes(), outs[0].name, kOutputSentinel);
     device::ConvertArgs a;
     a.direction = p_.op == Op::kEncode ? device::ConvertDirection::kEncode : device::ConvertDirection::kDecode;
-    a.wide = device_wide(p_.dtype);
+    a.wide = p_.dtype;
     a.format = *f;
     a.count = static_cast<std::uint64_t>(p_.cols);
     a.in = &in;
@@ -133,8 +127,8 @@ class CaseLaunch {
     DeviceBuffer out = be_.alloc(outs[0].bytes(), "out", kOutputSentinel);
     device::DequantizeArgs a;
     a.recipe = p_.recipe;
-    a.packing = p_.packing == WeightPacking::kNPacked ? device::WeightPackingAxis::kN : device::WeightPackingAxis::kK;
-    a.out_type = device_wide(p_.dtype);
+    a.packing = p_.packing == WeightPacking::kNPacked ? WeightPacking::kNPacked : WeightPacking::kKPacked;
+    a.out_type = p_.dtype;
     a.experts = p_.experts;
     a.n = p_.rows;
     a.k = p_.cols;

@@ -11,8 +11,6 @@
 #include <sstream>
 #include <stdexcept>
 
-// quantize.h / swiglu_quantize.h first: they name mxv::WideType unqualified inside mxv::device,
-// which convert.h's device::WideType would otherwise shadow (include-order dependence).
 #include "mxv/device/quantize.h"
 #include "mxv/device/swiglu_quantize.h"
 #include "mxv/device/convert.h"

@@ -10,8 +10,6 @@
 #include <random>
 #include <stdexcept>
 
-// quantize.h / swiglu_quantize.h first: they name mxv::WideType unqualified inside mxv::device,
-// which convert.h's device::WideType would otherwise shadow (include-order dependence).
 #include "mxv/device/quantize.h"
 #include "mxv/device/swiglu_quantize.h"
 #include "mxv/device/backend.h"
@@ -20,6 +18,7 @@
 #include "mxv/golden/backend_run.h"
 #include "mxv/golden/verify.h"
 #include "mxv/check/quantize_specs.h"
+#include "mxv/check/wide_kinds.h"
 #include "mxv/reference/float_format.h"
 #include "mxv/reference/swiglu.h"
 #include "mxv/reference/weight_layout.h"
@@ -33,16 +32,6 @@ using device::Backend;
 using device::DeviceBuffer;
 
 constexpr std::uint8_t kSentinel = kOutputSentinel;
-
-device::WideType device_wide(WideType t) {
-  return t == WideType::kFp32 ? device::WideType::kF32 : t == WideType::kBf16 ? device::WideType::kBf16 : device::WideType::kF16;
-}
-check::CodeKind wide_kind(WideType t) {
-  return t == WideType::kFp32 ? check::CodeKind::kFp32 : t == WideType::kBf16 ? check::CodeKind::kBf16 : check::CodeKind::kFp16;
-}
-check::InputKind input_kind(WideType t) {
-  return t == WideType::kFp32 ? check::InputKind::kFp32 : t == WideType::kBf16 ? check::InputKind::kBf16 : check::InputKind::kFp16;
-}
 
 /// Raw input bits per element (bf16 / fp16 in the low 16 bits) of little-endian wide bytes.
 std::vector<std::uint32_t> bits_of(WideType t, const std::vector<std::uint8_t>& bytes) {
@@ -124,7 +113,7 @@ class CaseRun {
     const auto spec_codes = packed ? check::OutputSpec::packed_e2m1("codes", 1, count)
                                    : check::OutputSpec::tensor("codes", code_kind, 1, count);
     device::ConvertArgs a;
-    a.wide = device_wide(c_.dtype);
+    a.wide = c_.dtype;
     a.format = format;
     a.count = count;
     if (!c_.decode) {
@@ -160,7 +149,7 @@ class CaseRun {
       device::convert(be_, a);
       be_.synchronize();
       check::Context ctx;
-      ctx.input_kind = input_kind(c_.dtype);
+      ctx.input_kind = check::input_kind(c_.dtype);
       ctx.input_bits = bits;
       compare("codes", spec_codes, expected, ob, ctx);
       check_input_guards({&ib});
@@ -181,7 +170,7 @@ class CaseRun {
       a.out = &ob;
       device::convert(be_, a);
       be_.synchronize();
-      compare("decoded", check::OutputSpec::tensor("decoded", wide_kind(c_.dtype), 1, count), expected, ob);
+      compare("decoded", check::OutputSpec::tensor("decoded", check::code_kind(c_.dtype), 1, count), expected, ob);
       check_input_guards({&ib});
     }
   }
@@ -209,8 +198,8 @@ class CaseRun {
     DeviceBuffer ob = be_.alloc(total * bytes_of(c_.dtype), "out", kSentinel);
     device::DequantizeArgs a;
     a.recipe = recipe;
-    a.packing = c_.n_packed ? device::WeightPackingAxis::kN : device::WeightPackingAxis::kK;
-    a.out_type = device_wide(c_.dtype);
+    a.packing = c_.n_packed ? WeightPacking::kNPacked : WeightPacking::kKPacked;
+    a.out_type = c_.dtype;
     a.experts = e;
     a.n = n;
     a.k = k;
@@ -223,7 +212,7 @@ class CaseRun {
     const std::vector<std::uint8_t> expected =
         dequantize_weights_to(recipe, c_.n_packed ? WeightPacking::kNPacked : WeightPacking::kKPacked, WeightShape{e, n, k},
                               packed, scales, s_dec, c_.dtype);
-    auto spec = check::OutputSpec::tensor("out", wide_kind(c_.dtype), static_cast<std::size_t>(n),
+    auto spec = check::OutputSpec::tensor("out", check::code_kind(c_.dtype), static_cast<std::size_t>(n),
                                           static_cast<std::size_t>(k), static_cast<std::size_t>(e));
     spec.axes = {"expert", "n", "k"};
     compare("out", spec, expected, ob);
@@ -235,7 +224,7 @@ class CaseRun {
                          const DeviceBuffer& elements, const DeviceBuffer& scales, const DeviceBuffer* amax,
                          const DeviceBuffer* s_dec) {
     compare("elements", check::element_spec(ref), ref.elements, elements,
-            check::element_context(recipe, ref, in_bits, input_kind(c_.dtype)));
+            check::element_context(recipe, ref, in_bits, check::input_kind(c_.dtype)));
     compare("scales", check::scale_spec(recipe, ref), ref.scales, scales, check::scale_context(ref));
     if (!recipe.is_nvfp4()) return;
     if (amax != nullptr) {

@@ -13,24 +13,6 @@
 
 namespace mxv {
 
-WideType wide_type_by_name(std::string_view name) {
-  if (name == "fp32") return WideType::kFp32;
-  if (name == "bf16") return WideType::kBf16;
-  if (name == "fp16") return WideType::kFp16;
-  throw std::invalid_argument("dtype: unknown name '" + std::string(name) + "'; valid: fp32, bf16, fp16");
-}
-
-std::string_view to_string(WideType type) {
-  switch (type) {
-    case WideType::kFp32: return "fp32";
-    case WideType::kBf16: return "bf16";
-    case WideType::kFp16: return "fp16";
-  }
-  return "?";
-}
-
-std::size_t bytes_of(WideType type) { return type == WideType::kFp32 ? 4 : 2; }
-
 std::vector<float> widen_to_fp32(WideType type, std::span<const std::uint8_t> bytes) {
   const std::size_t w = bytes_of(type);
   if (bytes.size() % w != 0) {

@@ -377,14 +377,6 @@ std::string_view to_string(TensorAmaxPolicy v) { return v == TensorAmaxPolicy::k
 std::string_view to_string(PartialBlock) { return "zero_padded"; }
 std::string_view to_string(E8m0Decode v) { return v == E8m0Decode::kSpec ? "spec" : "ort_qmoe"; }
 std::string_view to_string(Intermediate v) { return v == Intermediate::kFp32 ? "fp32" : "bf16"; }
-std::string_view to_string(Activation v) {
-  switch (v) {
-    case Activation::kNone: return "none";
-    case Activation::kSilu: return "silu";
-    case Activation::kSwigluClamped: return "swiglu_clamped";
-  }
-  return "?";
-}
 std::string_view to_string(ExpKind v) { return v == ExpKind::kPortable ? "portable" : "ex2_approx"; }
 std::string_view to_string(ScaleClamp v) { return v == ScaleClamp::kNone ? "none" : "e4m3_range"; }
 std::string_view to_string(ElementEncoder v) {

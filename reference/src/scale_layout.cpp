@@ -13,17 +13,6 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 std::int64_t round_up(std::int64_t a, std::int64_t b) { return ceil_div(a, b) * b; }
 }  // namespace
 
-ScaleLayout scale_layout_by_name(std::string_view name) {
-  if (name == "linear") return ScaleLayout::kLinear;
-  if (name == "swizzled" || name == "swizzled128x4") return ScaleLayout::kSwizzled128x4;
-  throw std::invalid_argument("scale layout: unknown name '" + std::string(name) +
-                              "'; valid: linear, swizzled (= swizzled128x4)");
-}
-
-std::string_view to_string(ScaleLayout layout) {
-  return layout == ScaleLayout::kLinear ? "linear" : "swizzled128x4";
-}
-
 std::int64_t scale_cols(std::int64_t k, int block_size) { return ceil_div(k, block_size); }
 
 std::int64_t swizzled_offset(std::int64_t b, std::int64_t r, std::int64_t k, std::int64_t rows, std::int64_t kb) {

@@ -10,17 +10,6 @@
 
 namespace mxv {
 
-WeightPacking weight_packing_by_name(std::string_view name) {
-  if (name == "k" || name == "k-packed") return WeightPacking::kKPacked;
-  if (name == "n" || name == "n-packed") return WeightPacking::kNPacked;
-  throw std::invalid_argument("packing: unknown name '" + std::string(name) +
-                              "'; valid: k-packed ([E, N, K/2]), n-packed ([E, K, N/2], ONNX Runtime QMoE)");
-}
-
-std::string_view to_string(WeightPacking packing) {
-  return packing == WeightPacking::kKPacked ? "k-packed" : "n-packed";
-}
-
 std::int64_t packed_weight_bytes(WeightPacking packing, const WeightShape& s) {
   if (s.experts < 1 || s.n < 1 || s.k < 1) {
     throw std::invalid_argument("weight shape: experts, n and k must be >= 1, got " + std::to_string(s.experts) +

@@ -21,12 +21,14 @@
 #include "mxv/device/convert.h"
 #include "mxv/check/check.h"
 #include "mxv/check/gtest.h"
+#include "mxv/check/wide_kinds.h"
 #include "mxv/reference/float_format.h"
 #include "mxv/reference/wide_float.h"
 
 namespace {
 
 using namespace mxv::device;
+using mxv::WideType;
 using mxv::test::BackendOnlyTest;
 using mxv::test::BackendParamTest;
 using mxv::test::NoCase;
@@ -53,14 +55,14 @@ mxv::check::CodeKind code_kind(CodeFormat f) {
 }
 
 mxv::check::CodeKind wide_kind(WideType t) {
-  return t == WideType::kF32 ? mxv::check::CodeKind::kFp32
+  return t == WideType::kFp32 ? mxv::check::CodeKind::kFp32
          : t == WideType::kBf16 ? mxv::check::CodeKind::kBf16
                                 : mxv::check::CodeKind::kFp16;
 }
 
 /// The fp32 value of an input bit pattern of type `t` (bf16/fp16 widened by the reference).
 float widen(WideType t, std::uint32_t bits) {
-  if (t == WideType::kF32) return std::bit_cast<float>(bits);
+  if (t == WideType::kFp32) return std::bit_cast<float>(bits);
   const auto h = static_cast<std::uint16_t>(bits);
   return t == WideType::kBf16 ? mxv::bf16_to_float(h) : mxv::fp16_to_float(h);
 }
@@ -77,12 +79,6 @@ std::vector<std::uint8_t> expected_codes(CodeFormat f, WideType t, const std::ve
   return packed;
 }
 
-mxv::check::InputKind input_kind(WideType t) {
-  return t == WideType::kF32 ? mxv::check::InputKind::kFp32
-         : t == WideType::kBf16 ? mxv::check::InputKind::kBf16
-                                : mxv::check::InputKind::kFp16;
-}
-
 /// Encodes `bits` (as inputs of type t) on the backend; expects the reference's bytes. With
 /// `element_path` the launcher's plan runs with `vector` cleared, as for a buffer that is not
 /// 16-byte aligned (backend buffers always are): every element takes the per-element path.
@@ -91,7 +87,7 @@ void expect_encode_matches(Backend& backend, CodeFormat f, WideType t, const std
   const std::uint64_t count = bits.size();
   DeviceBuffer in;
   if (!index_mode) {
-    if (t == WideType::kF32) {
+    if (t == WideType::kFp32) {
       in = backend.alloc_upload(std::span<const std::uint32_t>(bits), "in");
     } else {
       std::vector<std::uint16_t> h(bits.size());
@@ -119,7 +115,7 @@ void expect_encode_matches(Backend& backend, CodeFormat f, WideType t, const std
   }
   ASSERT_EQ(backend.launch_log().back().kernel, "convert");
   // 256 threads x 4 lane groups of 16 wide bytes (4 fp32 or 8 bf16/fp16 elements) per block.
-  const std::uint64_t per_block = 256 * 4 * (t == WideType::kF32 ? 4 : 8);
+  const std::uint64_t per_block = 256 * 4 * (t == WideType::kFp32 ? 4 : 8);
   EXPECT_EQ(planned.plan.grid.x, (count + per_block - 1) / per_block);
   backend.synchronize();
 
@@ -128,7 +124,7 @@ void expect_encode_matches(Backend& backend, CodeFormat f, WideType t, const std
   const auto spec = f == CodeFormat::kE2M1 ? mxv::check::OutputSpec::packed_e2m1("e2m1", 1, count)
                                            : mxv::check::OutputSpec::tensor(std::string(to_string(f)), code_kind(f), 1, count);
   mxv::check::Context ctx;
-  ctx.input_kind = input_kind(t);
+  ctx.input_kind = mxv::check::input_kind(t);
   ctx.input_bits = bits;
   mxv::check::Options opt;
   opt.sentinel = kSentinel;
@@ -153,7 +149,7 @@ class ConvertEncode : public BackendParamTest<EncodeCase> {};
 TEST_P(ConvertEncode, MatchesReference) {
   const auto [f, t] = param();
   std::vector<std::uint32_t> bits;
-  if (t == WideType::kF32) {
+  if (t == WideType::kFp32) {
     std::uint32_t offset = 12345;
     if (const char* e = std::getenv("MXV_CONVERT_SAMPLE_OFFSET")) offset = static_cast<std::uint32_t>(std::strtoul(e, nullptr, 0));
     std::printf("MXV_CONVERT_SAMPLE_OFFSET=%u (stride 65537)\n", offset);
@@ -177,7 +173,7 @@ TEST_P(ConvertEncode, OddCountFromMemory) {
   std::vector<std::uint32_t> bits;
   for (std::uint32_t i = 0; i < 301; ++i) {
     const float x = static_cast<float>(i) * 0.37f - 50.0f;
-    bits.push_back(t == WideType::kF32 ? std::bit_cast<std::uint32_t>(x)
+    bits.push_back(t == WideType::kFp32 ? std::bit_cast<std::uint32_t>(x)
                    : t == WideType::kBf16 ? mxv::float_to_bf16(x)
                                           : mxv::float_to_fp16(x));
   }
@@ -191,7 +187,7 @@ TEST_P(ConvertEncode, ElementPathMatchesReference) {
   std::vector<std::uint32_t> bits;
   for (std::uint32_t i = 0; i < 1001; ++i) {
     const std::uint32_t pattern = i * 0x9E3779B1u;  // spread over exponents and signs
-    bits.push_back(t == WideType::kF32 ? pattern : pattern >> 16);
+    bits.push_back(t == WideType::kFp32 ? pattern : pattern >> 16);
   }
   expect_encode_matches(backend(), f, t, bits, /*index_mode=*/false, /*element_path=*/true);
 }
@@ -199,7 +195,7 @@ TEST_P(ConvertEncode, ElementPathMatchesReference) {
 std::vector<EncodeCase> all_encode_cases() {
   std::vector<EncodeCase> v;
   for (CodeFormat f : {CodeFormat::kE4M3, CodeFormat::kE2M1, CodeFormat::kE8M0Rz, CodeFormat::kE8M0Rp}) {
-    for (WideType t : {WideType::kF32, WideType::kBf16, WideType::kF16}) v.push_back({f, t});
+    for (WideType t : {WideType::kFp32, WideType::kBf16, WideType::kFp16}) v.push_back({f, t});
   }
   return v;
 }
@@ -219,7 +215,7 @@ void expect_decode_matches(Backend& backend, CodeFormat f, WideType t, std::uint
   std::vector<std::uint8_t> codes(code_bytes(f, count));
   for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<std::uint8_t>(i);
   DeviceBuffer in = backend.alloc_upload(std::span<const std::uint8_t>(codes), "codes");
-  DeviceBuffer out = backend.alloc(count * wide_bytes(t), "wide", kSentinel);
+  DeviceBuffer out = backend.alloc(count * bytes_of(t), "wide", kSentinel);
   ConvertArgs a;
   a.direction = ConvertDirection::kDecode;
   a.wide = t;
@@ -238,9 +234,9 @@ void expect_decode_matches(Backend& backend, CodeFormat f, WideType t, std::uint
                                                      : codes[i];
     values[i] = mxv::decode(reference_format(f), code);
   }
-  std::vector<std::uint8_t> expected(count * wide_bytes(t));
+  std::vector<std::uint8_t> expected(count * bytes_of(t));
   for (std::uint64_t i = 0; i < count; ++i) {
-    if (t == WideType::kF32) {
+    if (t == WideType::kFp32) {
       std::memcpy(&expected[4 * i], &values[i], 4);
     } else {
       const std::uint16_t h = t == WideType::kBf16 ? mxv::float_to_bf16(values[i]) : mxv::float_to_fp16(values[i]);
@@ -277,7 +273,7 @@ TEST_P(ConvertDecode, ElementPathMatchesReference) {
 std::vector<EncodeCase> decode_cases() {
   std::vector<EncodeCase> v;
   for (CodeFormat f : {CodeFormat::kE4M3, CodeFormat::kE2M1, CodeFormat::kE8M0Rz}) {
-    for (WideType t : {WideType::kF32, WideType::kBf16, WideType::kF16}) v.push_back({f, t});
+    for (WideType t : {WideType::kFp32, WideType::kBf16, WideType::kFp16}) v.push_back({f, t});
   }
   return v;
 }

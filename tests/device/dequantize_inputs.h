@@ -25,7 +25,7 @@ inline constexpr std::uint64_t kDefaultDequantSeed = 20250501;
 inline std::uint64_t test_seed() { return fuzz::test_seed(kDefaultDequantSeed); }
 
 struct Shape {
-  device::WeightPackingAxis packing;
+  WeightPacking packing;
   std::int64_t e, n, k;
   const char* expect;  // "dequantize_tiled" or "dequantize_scalar"
   const char* why;     // the edge case (one comment per case, in the name)

@@ -26,6 +26,8 @@
 namespace {
 
 using namespace mxv::device;
+using mxv::WideType;
+using mxv::WeightPacking;
 using mxv::test::BackendParamTest;
 using mxv::test::Inputs;
 using mxv::test::make_inputs;
@@ -40,14 +42,14 @@ struct Case {
 };
 
 mxv::WideType ref_type(WideType t) {
-  return t == WideType::kF32 ? mxv::WideType::kFp32 : t == WideType::kBf16 ? mxv::WideType::kBf16 : mxv::WideType::kFp16;
+  return t == WideType::kFp32 ? mxv::WideType::kFp32 : t == WideType::kBf16 ? mxv::WideType::kBf16 : mxv::WideType::kFp16;
 }
 mxv::check::CodeKind out_kind(WideType t) {
-  return t == WideType::kF32 ? mxv::check::CodeKind::kFp32
+  return t == WideType::kFp32 ? mxv::check::CodeKind::kFp32
          : t == WideType::kBf16 ? mxv::check::CodeKind::kBf16
                                 : mxv::check::CodeKind::kFp16;
 }
-std::size_t out_bytes(WideType t) { return t == WideType::kF32 ? 4 : 2; }
+std::size_t out_bytes(WideType t) { return t == WideType::kFp32 ? 4 : 2; }
 
 /// Dequantizes `in` on `be` and holds the output to the reference byte for byte (sentinel-filled,
 /// guards checked); `s.expect` is the kernel the gate must pick.
@@ -78,7 +80,7 @@ void expect_matches_reference(Backend& be, const mxv::Recipe& recipe, WideType o
   EXPECT_EQ(be.launch_log().back().kernel, s.expect) << "gate: " << planned.gate.reason;
 
   const mxv::WeightPacking ref_packing =
-      s.packing == WeightPackingAxis::kK ? mxv::WeightPacking::kKPacked : mxv::WeightPacking::kNPacked;
+      s.packing == WeightPacking::kKPacked ? mxv::WeightPacking::kKPacked : mxv::WeightPacking::kNPacked;
   const std::vector<std::uint8_t> expected = mxv::dequantize_weights_to(
       recipe, ref_packing, mxv::WeightShape{s.e, s.n, s.k}, in.packed, in.scales, in.s_dec, ref_type(out_type));
   const auto actual = be.download<std::uint8_t>(out);
@@ -100,8 +102,8 @@ TEST_P(DequantizeMatchesReference, ByteExactAndRightKernel) {
   expect_matches_reference(backend(), recipe, c.out, c.shape, make_inputs(recipe, c.shape, mxv::test::case_salt(c.shape)));
 }
 
-constexpr auto K = WeightPackingAxis::kK;
-constexpr auto N = WeightPackingAxis::kN;
+constexpr auto K = WeightPacking::kKPacked;
+constexpr auto N = WeightPacking::kNPacked;
 constexpr const char* kTiled = "dequantize_tiled";
 constexpr const char* kScalar = "dequantize_scalar";
 
@@ -139,7 +141,7 @@ const std::vector<Shape>& shapes() {
 std::vector<Case> cases() {
   std::vector<Case> v;
   for (const char* r : {"nvfp4_te", "mxfp4_nvidia", "ort_qmoe"}) {
-    for (WideType t : {WideType::kF32, WideType::kBf16, WideType::kF16}) {
+    for (WideType t : {WideType::kFp32, WideType::kBf16, WideType::kFp16}) {
       for (const Shape& s : shapes()) v.push_back({r, t, s});
     }
   }
@@ -160,7 +162,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, DequantizeMatchesReference,
 std::vector<Case> large_cases() {
   std::vector<Case> v;
   for (const char* r : {"nvfp4_te", "mxfp4_nvidia"}) {
-    for (WideType t : {WideType::kF32, WideType::kBf16}) {
+    for (WideType t : {WideType::kFp32, WideType::kBf16}) {
       v.push_back({r, t, {K, 8, 1024, 2048, kTiled, "large K-packed"}});
       v.push_back({r, t, {N, 8, 2048, 1024, kTiled, "large N-packed (ONNX Runtime QMoE layout)"}});
       v.push_back({r, t, {N, 4, 2880, 2944, kTiled, "gpt-oss-like: N = 2880 (45 row tiles), K = 46 tiles"}});
@@ -194,7 +196,7 @@ TEST_P(DequantizeTiledLargeSdec, GeneralPathPastTheFastLimit) {
 
 INSTANTIATE_TEST_SUITE_P(Outputs, DequantizeTiledLargeSdec,
                          ::testing::Combine(mxv::test::all_backends(),
-                                            ::testing::Values(WideType::kF32, WideType::kBf16, WideType::kF16)),
+                                            ::testing::Values(WideType::kFp32, WideType::kBf16, WideType::kFp16)),
                          mxv::test::backend_case_names([](WideType out) { return std::string(to_string(out)); }));
 
 // ---- gate limits and argument validation (planning only; nothing launches) ----------------------
@@ -286,10 +288,10 @@ TEST_P(DequantizePlan, RejectsBadArguments) {
   a.n = 0;
   EXPECT_THROW(plan_dequantize(a), std::invalid_argument);
   a.n = 3;
-  a.packing = WeightPackingAxis::kN;  // odd N cannot be N-packed
+  a.packing = WeightPacking::kNPacked;  // odd N cannot be N-packed
   EXPECT_THROW(plan_dequantize(a), std::invalid_argument);
   a.recipe = mxv::Recipe::mxfp8_nvidia();  // E4M3 elements: not FP4 weights
-  a.packing = WeightPackingAxis::kK;
+  a.packing = WeightPacking::kKPacked;
   EXPECT_THROW(plan_dequantize(a), std::invalid_argument);
   EXPECT_TRUE(backend().launch_log().empty());
 }
@@ -303,7 +305,7 @@ INSTANTIATE_TEST_SUITE_P(Backends, DequantizePlan,
 class DequantizeCoalescing : public BackendParamTest<mxv::test::NoCase> {
  protected:
   /// Runs one dequantize of zeros-free random weights and returns the kernel's coalescing report.
-  mxv::emu::CoalescingReport run(WeightPackingAxis packing, std::int64_t n, std::int64_t k, WideType t,
+  mxv::emu::CoalescingReport run(WeightPacking packing, std::int64_t n, std::int64_t k, WideType t,
                                  DequantizeVariant variant, const char* recipe_name) {
     const mxv::Recipe r = mxv::Recipe::by_name(recipe_name);
     const Shape s{packing, 1, n, k, "", ""};
@@ -334,7 +336,7 @@ class DequantizeCoalescing : public BackendParamTest<mxv::test::NoCase> {
 // (distinct 32-byte sectors among the 32 lane addresses; buffers are 256-byte aligned).
 TEST_P(DequantizeCoalescing, ScalarNPackedShowsOneSectorPerLane) {
   const std::int64_t n = 256, k = 64;
-  const auto report = run(WeightPackingAxis::kN, n, k, WideType::kBf16, DequantizeVariant::kScalar, "mxfp4_nvidia");
+  const auto report = run(WeightPacking::kNPacked, n, k, WideType::kBf16, DequantizeVariant::kScalar, "mxfp4_nvidia");
   std::uint64_t sectors = 0, requests = 0;
   for (std::int64_t w = 0; w < n * k / 32; ++w) {
     std::set<std::int64_t> touched;
@@ -361,15 +363,15 @@ TEST_P(DequantizeCoalescing, ScalarNPackedShowsOneSectorPerLane) {
 // so a warp request (4 rows) is exactly 4 full lines = 16 sectors, efficiency 1 (fp32: each of the
 // two stores per thread is such a request; bf16/fp16: the one store).
 TEST_P(DequantizeCoalescing, TiledStoresAreFullLines) {
-  for (WeightPackingAxis packing : {WeightPackingAxis::kK, WeightPackingAxis::kN}) {
-    for (WideType t : {WideType::kF32, WideType::kBf16, WideType::kF16}) {
+  for (WeightPacking packing : {WeightPacking::kKPacked, WeightPacking::kNPacked}) {
+    for (WideType t : {WideType::kFp32, WideType::kBf16, WideType::kFp16}) {
       const auto report = run(packing, 128, 128, t, DequantizeVariant::kTiled, "nvfp4_te");
       const auto* st = report.only(mxv::emu::AccessKind::kStore);
       ASSERT_NE(st, nullptr) << report.to_string();
       EXPECT_EQ(st->figures.lines_per_request(), 4.0) << report.to_string();
       EXPECT_EQ(st->figures.sectors_per_request(), 16.0) << report.to_string();
       EXPECT_EQ(st->figures.efficiency(), 1.0) << report.to_string();
-      const std::uint64_t stores_per_thread = t == WideType::kF32 ? 2 : 1;
+      const std::uint64_t stores_per_thread = t == WideType::kFp32 ? 2 : 1;
       EXPECT_EQ(st->figures.requests, 128 * 128 / 8 / 32 * stores_per_thread) << report.to_string();
     }
   }
@@ -381,7 +383,7 @@ TEST_P(DequantizeCoalescing, TiledStoresAreFullLines) {
 //     rows 4r..4r+3 -> 16 contiguous bytes in one sector, 32 one-byte lanes -> 32 bytes for 1
 //     sector. Every fetched byte is requested: kernel-level load efficiency >= 1.0.
 TEST_P(DequantizeCoalescing, TiledKPackedLoadEfficiencyAtLeastOne) {
-  const auto report = run(WeightPackingAxis::kK, 128, 128, WideType::kBf16, DequantizeVariant::kTiled, "mxfp4_nvidia");
+  const auto report = run(WeightPacking::kKPacked, 128, 128, WideType::kBf16, DequantizeVariant::kTiled, "mxfp4_nvidia");
   EXPECT_GE(report.loads.efficiency(), 1.0) << report.to_string();
   EXPECT_TRUE(report.violations({0, 1.0}).empty()) << report.to_string();
 }
@@ -395,7 +397,7 @@ TEST_P(DequantizeCoalescing, TiledKPackedLoadEfficiencyAtLeastOne) {
 //     for its 64-k tile (16 bits at row*4 + k0/32): 32 rows x 2 bytes 4 apart = 64 of the 128
 //     bytes of 4 sectors. 2 x 4 = 8 requests, 50% (the other k tile reads the other halves).
 TEST_P(DequantizeCoalescing, TiledNPackedStagingLoadsAreWholeLines) {
-  const auto report = run(WeightPackingAxis::kN, 128, 128, WideType::kBf16, DequantizeVariant::kTiled, "mxfp4_nvidia");
+  const auto report = run(WeightPacking::kNPacked, 128, 128, WideType::kBf16, DequantizeVariant::kTiled, "mxfp4_nvidia");
   using P = std::pair<std::uint64_t, std::uint64_t>;
   std::vector<P> loads;
   for (const auto& site : report.sites) {

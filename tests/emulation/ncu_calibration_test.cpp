@@ -66,8 +66,8 @@
 namespace {
 
 using mxv::device::DeviceBuffer;
-using mxv::device::WeightPackingAxis;
-using mxv::device::WideType;
+using mxv::WeightPacking;
+using mxv::WideType;
 using mxv::emu::AccessKind;
 using mxv::emu::CoalescingReport;
 
@@ -87,7 +87,7 @@ constexpr NcuCounters kNcuScalarE1N128K48{576, 6528, 192, 768};
 
 /// The profiled case's inputs: N-packed NVFP4 [1, n, k] exactly as DequantizeMatchesReference makes them.
 mxv::test::Inputs ncu_case_inputs(std::int64_t n, std::int64_t k) {
-  const mxv::test::Shape shape{WeightPackingAxis::kN, 1, n, k, "", "ncu calibration"};
+  const mxv::test::Shape shape{WeightPacking::kNPacked, 1, n, k, "", "ncu calibration"};
   return mxv::test::make_inputs_with_seed(kNcuSeed, mxv::Recipe::nvfp4_te(), shape, mxv::test::case_salt(shape));
 }
 
@@ -111,8 +111,8 @@ CoalescingReport run_npacked_nvfp4_fp32(std::int64_t n, std::int64_t k, const ch
 
   mxv::device::DequantizeArgs a;
   a.recipe = recipe;
-  a.packing = WeightPackingAxis::kN;
-  a.out_type = WideType::kF32;
+  a.packing = WeightPacking::kNPacked;
+  a.out_type = WideType::kFp32;
   a.experts = 1;
   a.n = n;
   a.k = k;

@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-// quantize.h / swiglu_quantize.h before convert.h (see verify_cases.cpp on device::WideType).
 #include "mxv/device/quantize.h"
 #include "mxv/device/swiglu_quantize.h"
 #include "mxv/device/backend.h"

@@ -39,6 +39,10 @@
 
 namespace mxv::check {
 
+// The check library's own vocabulary (CodeKind, Layout, InputKind): it includes nothing from the
+// code it checks, not even the shared vocabulary.h, and check/quantize_specs is the one bridge
+// from mxv::WideType and mxv::ScaleLayout to these names (docs/design.md section 3.7).
+
 /// What one stored element is. kE2M1x2: packed E2M1, element 2i in bits [3:0] of byte i,
 /// element 2i+1 in bits [7:4]. Wide floats are little-endian.
 enum class CodeKind : std::uint8_t { kE2M1x2, kE4M3, kUE4M3, kE8M0, kBf16, kFp16, kFp32 };

@@ -12,18 +12,15 @@
 namespace mxv::device {
 
 std::string_view to_string(ConvertDirection d);
-std::string_view to_string(WideType t);
 std::string_view to_string(CodeFormat f);
 
-/// Bytes of one wide element: 4 (fp32) or 2 (bf16, fp16).
-std::size_t wide_bytes(WideType t);
 /// Bytes holding `count` codes: count, or ceil(count / 2) for packed E2M1.
 std::uint64_t code_bytes(CodeFormat f, std::uint64_t count);
 
 /// One convert call. `in` is ignored (may be null) when `input_is_index` is set.
 struct ConvertArgs {
   ConvertDirection direction = ConvertDirection::kEncode;
-  WideType wide = WideType::kF32;
+  WideType wide = WideType::kFp32;
   CodeFormat format = CodeFormat::kE4M3;
   std::uint64_t count = 0;
   const DeviceBuffer* in = nullptr;

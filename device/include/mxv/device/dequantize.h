@@ -25,8 +25,8 @@ enum class DequantizeVariant : std::uint8_t {
 /// One dequantize call: weights of `experts` x [n, k] -> out [experts, n, k] of `out_type`.
 struct DequantizeArgs {
   Recipe recipe = Recipe::nvfp4_te();
-  WeightPackingAxis packing = WeightPackingAxis::kK;
-  WideType out_type = WideType::kF32;
+  WeightPacking packing = WeightPacking::kKPacked;
+  WideType out_type = WideType::kFp32;
   std::int64_t experts = 1, n = 0, k = 0;
   const DeviceBuffer* packed = nullptr;  ///< E*N*K/2 bytes
   const DeviceBuffer* scales = nullptr;  ///< E*N*ceil(K/block) bytes

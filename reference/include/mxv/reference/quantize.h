@@ -23,15 +23,9 @@
 #include "mxv/reference/rcp_approx.h"
 #include "mxv/reference/recipe.h"
 #include "mxv/reference/scale_layout.h"
+#include "mxv/reference/vocabulary.h"
 
 namespace mxv {
-
-/// The dtype of a wide tensor (activations in, dequantized values out).
-enum class WideType : std::uint8_t { kFp32, kBf16, kFp16 };
-/// "fp32" / "bf16" / "fp16"; throws std::invalid_argument otherwise.
-WideType wide_type_by_name(std::string_view name);
-std::string_view to_string(WideType type);
-std::size_t bytes_of(WideType type);
 
 /// Widens raw little-endian values of `type` to fp32, exactly. `bytes.size()` must be a
 /// multiple of bytes_of(type) (throws).

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "mxv/reference/float_format.h"
+#include "mxv/reference/vocabulary.h"
 
 namespace mxv {
 
@@ -124,9 +125,6 @@ enum class E8m0Decode : std::uint8_t {
 /// Precision of the SwiGLU result before it is quantized (docs/semantics.md section 6.3).
 enum class Intermediate : std::uint8_t { kFp32, kBf16 };
 
-/// The activation applied before quantization (used by the SwiGLU models).
-enum class Activation : std::uint8_t { kNone, kSilu, kSwigluClamped };
-
 /// The exp inside the activation (docs/semantics.md section 7).
 enum class ExpKind : std::uint8_t {
   kPortable,        // fp32 fma/add/mul in a fixed order: reproducible on CPU and GPU
@@ -229,7 +227,6 @@ std::string_view to_string(TensorAmaxPolicy v);
 std::string_view to_string(PartialBlock v);
 std::string_view to_string(E8m0Decode v);
 std::string_view to_string(Intermediate v);
-std::string_view to_string(Activation v);
 std::string_view to_string(ExpKind v);
 std::string_view to_string(ScaleClamp v);
 std::string_view to_string(ElementEncoder v);

@@ -10,13 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "mxv/reference/vocabulary.h"
+
 namespace mxv {
-
-enum class ScaleLayout : std::uint8_t { kLinear, kSwizzled128x4 };
-
-/// "linear" / "swizzled" (also "swizzled128x4"); throws std::invalid_argument otherwise.
-ScaleLayout scale_layout_by_name(std::string_view name);
-std::string_view to_string(ScaleLayout layout);
 
 /// Number of scale columns for K elements: ceil(K / block).
 std::int64_t scale_cols(std::int64_t k, int block_size);
@@ -24,7 +20,8 @@ std::int64_t scale_cols(std::int64_t k, int block_size);
 /// The swizzled offset of scale (b, r, k) of a batch of matrices with `rows` rows and `kb`
 /// scale columns each (docs/semantics.md section 5, verbatim):
 ///   off = b*n_r*n_k*512 + (r/128)*n_k*512 + (k/4)*512 + (r%32)*16 + ((r%128)/32)*4 + k%4
-/// with n_r = ceil(rows/128), n_k = ceil(kb/4).
+/// with n_r = ceil(rows/128), n_k = ceil(kb/4). The kernels (qrules::swizzled_offset) and the check
+/// library write it again on purpose, so none checks itself (docs/design.md section 3.7).
 std::int64_t swizzled_offset(std::int64_t b, std::int64_t r, std::int64_t k, std::int64_t rows, std::int64_t kb);
 
 /// Bytes of a swizzled batch: batch * ceil(rows/128)*128 * ceil(kb/4)*4.

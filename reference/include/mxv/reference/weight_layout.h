@@ -17,13 +17,9 @@
 
 #include "mxv/reference/quantize.h"
 #include "mxv/reference/recipe.h"
+#include "mxv/reference/vocabulary.h"
 
 namespace mxv {
-
-enum class WeightPacking : std::uint8_t { kKPacked, kNPacked };
-/// "k" / "k-packed" and "n" / "n-packed"; throws std::invalid_argument otherwise.
-WeightPacking weight_packing_by_name(std::string_view name);
-std::string_view to_string(WeightPacking packing);
 
 struct WeightShape {
   std::int64_t experts = 1;

@@ -31,6 +31,7 @@
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
+#include "mxv/reference/vocabulary.h"
 
 namespace mxv::device {
 
@@ -39,9 +40,6 @@ enum class ConvertDirection : std::uint8_t {
   kEncode,  ///< wide (fp32/bf16/fp16) -> codes
   kDecode,  ///< codes -> wide (exact to fp32; bf16/fp16 rounded from fp32, RNE)
 };
-
-/// The wide side of a conversion.
-enum class WideType : std::uint8_t { kF32, kBf16, kF16 };
 
 /// The code side. E8M0 encodes round toward zero (floor log2) or up (ceil log2): there is no
 /// nearest-even E8M0 cvt (docs/semantics.md section 2).
@@ -52,7 +50,7 @@ inline constexpr unsigned kConvertBlockThreads = 256;
 inline constexpr unsigned kConvertSteps = 4;
 
 /// Elements of one lane group: one 16-byte access on the wide side.
-MXV_HD constexpr unsigned convert_lane_elements(WideType w) { return w == WideType::kF32 ? 4u : 8u; }
+MXV_HD constexpr unsigned convert_lane_elements(WideType w) { return w == WideType::kFp32 ? 4u : 8u; }
 /// Elements one block covers: grid.x = ceil(count / convert_block_elements(wide)).
 MXV_HD constexpr std::uint64_t convert_block_elements(WideType w) {
   return std::uint64_t{kConvertBlockThreads} * kConvertSteps * convert_lane_elements(w);
@@ -61,7 +59,7 @@ MXV_HD constexpr std::uint64_t convert_block_elements(WideType w) {
 /// Arguments of one convert launch (built by the host launcher in convert.h).
 struct ConvertParams {
   ConvertDirection direction = ConvertDirection::kEncode;
-  WideType wide = WideType::kF32;
+  WideType wide = WideType::kFp32;
   CodeFormat format = CodeFormat::kE4M3;
   std::uint64_t count = 0;     ///< elements
   bool input_is_index = false; ///< encode only: element i's input bits are index_base + i
@@ -81,7 +79,7 @@ MXV_HD MXV_FORCEINLINE GlobalPtr<T> retype(GlobalPtr<std::uint8_t> p) {
 /// An input bit pattern of type kWide (in the low 16 bits for bf16/fp16), widened exactly to fp32.
 template <WideType kWide>
 MXV_HD MXV_FORCEINLINE float widen(std::uint32_t bits) {
-  if constexpr (kWide == WideType::kF32) {
+  if constexpr (kWide == WideType::kFp32) {
     return cvt::float_of(bits);
   } else if constexpr (kWide == WideType::kBf16) {
     return cvt::f32_from_bf16(static_cast<std::uint16_t>(bits & 0xFFFFu));
@@ -93,7 +91,7 @@ MXV_HD MXV_FORCEINLINE float widen(std::uint32_t bits) {
 /// fp32 -> the kWide bit pattern (low 16 bits for bf16/fp16).
 template <WideType kWide>
 MXV_HD MXV_FORCEINLINE std::uint32_t narrow(float v) {
-  if constexpr (kWide == WideType::kF32) {
+  if constexpr (kWide == WideType::kFp32) {
     return cvt::bits_of(v);
   } else if constexpr (kWide == WideType::kBf16) {
     return cvt::bf16_from_f32(v);
@@ -128,7 +126,7 @@ template <WideType kWide, bool kIndex, class Ctx>
 MXV_HD MXV_FORCEINLINE float load_wide(Ctx& ctx, const ConvertParams& p, std::uint64_t i) {
   if constexpr (kIndex) {
     return widen<kWide>(p.index_base + static_cast<std::uint32_t>(i));
-  } else if constexpr (kWide == WideType::kF32) {
+  } else if constexpr (kWide == WideType::kFp32) {
     return ctx.load(retype<float>(p.in), i);
   } else {
     return widen<kWide>(ctx.load(retype<std::uint16_t>(p.in), i));
@@ -137,7 +135,7 @@ MXV_HD MXV_FORCEINLINE float load_wide(Ctx& ctx, const ConvertParams& p, std::ui
 
 template <WideType kWide, class Ctx>
 MXV_HD MXV_FORCEINLINE void store_wide(Ctx& ctx, const ConvertParams& p, std::uint64_t i, float v) {
-  if constexpr (kWide == WideType::kF32) {
+  if constexpr (kWide == WideType::kFp32) {
     ctx.store(retype<float>(p.out), i, v);
   } else {
     ctx.store(retype<std::uint16_t>(p.out), i, static_cast<std::uint16_t>(narrow<kWide>(v)));
@@ -210,7 +208,7 @@ template <WideType kWide>
 MXV_HD MXV_FORCEINLINE void unpack_wide(const Vec16& v, std::uint32_t (&bits)[convert_lane_elements(kWide)]) {
   MXV_UNROLL
   for (unsigned j = 0; j < 4; ++j) {
-    if constexpr (kWide == WideType::kF32) {
+    if constexpr (kWide == WideType::kFp32) {
       bits[j] = v.w[j];
     } else {
       bits[2 * j] = v.w[j] & 0xFFFFu;
@@ -248,7 +246,7 @@ MXV_HD MXV_FORCEINLINE Vec16 decode_group(const GroupCodes<kWide, kFormat>& c) {
   Vec16 v{};
   MXV_UNROLL
   for (unsigned j = 0; j < 4; ++j) {
-    if constexpr (kWide == WideType::kF32) {
+    if constexpr (kWide == WideType::kFp32) {
       v.w[j] = wide[j];
     } else {
       v.w[j] = wide[2 * j] | (wide[2 * j + 1] << 16);
@@ -340,9 +338,9 @@ void convert_visit(const ConvertParams& p, Visitor&& visitor) {
   };
   const auto with_wide = [&]<ConvertDirection kDir>() {
     switch (p.wide) {
-      case WideType::kF32: with_format.template operator()<kDir, WideType::kF32>(); return;
+      case WideType::kFp32: with_format.template operator()<kDir, WideType::kFp32>(); return;
       case WideType::kBf16: with_format.template operator()<kDir, WideType::kBf16>(); return;
-      case WideType::kF16: with_format.template operator()<kDir, WideType::kF16>(); return;
+      case WideType::kFp16: with_format.template operator()<kDir, WideType::kFp16>(); return;
     }
   };
   if (p.direction == ConvertDirection::kEncode) {

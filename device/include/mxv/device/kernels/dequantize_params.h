@@ -14,15 +14,9 @@
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
-#include "mxv/device/kernels/convert.h"  // WideType
+#include "mxv/reference/vocabulary.h"
 
 namespace mxv::device {
-
-/// Which axis the two E2M1 codes of a byte share.
-enum class WeightPackingAxis : std::uint8_t {
-  kK,  ///< [E, N, K/2]: byte (e*N + n)*(K/2) + k/2, nibble k%2
-  kN,  ///< [E, K, N/2]: byte (e*K + k)*(N/2) + n/2, nibble n%2
-};
 
 /// How the block-scale bytes decode.
 enum class DequantScale : std::uint8_t {
@@ -33,9 +27,11 @@ enum class DequantScale : std::uint8_t {
 };
 
 struct DequantizeParams {
-  WeightPackingAxis packing = WeightPackingAxis::kK;
+  /// kKPacked: [E, N, K/2], byte (e*N + n)*(K/2) + k/2, nibble k%2;
+  /// kNPacked: [E, K, N/2], byte (e*K + k)*(N/2) + n/2, nibble n%2.
+  WeightPacking packing = WeightPacking::kKPacked;
   DequantScale scale = DequantScale::kUE4M3;
-  WideType out_type = WideType::kF32;
+  WideType out_type = WideType::kFp32;
   std::uint32_t experts = 0, n = 0, k = 0;
   std::uint32_t block_shift = 4;  ///< log2(block size): 4 (NVFP4, 16) or 5 (MX, 32)
   std::uint32_t scale_cols = 0;   ///< ceil(K / block)
@@ -96,9 +92,9 @@ MXV_HD MXV_FORCEINLINE float load_s_dec(Ctx& ctx, const DequantizeParams& p, std
 /// Narrowed bits of one output value (fp32 bits, or bf16 / fp16 bits in the low half).
 MXV_HD MXV_FORCEINLINE std::uint32_t narrow_bits(WideType t, float v) {
   switch (t) {
-    case WideType::kF32: return cvt::bits_of(v);
+    case WideType::kFp32: return cvt::bits_of(v);
     case WideType::kBf16: return cvt::bf16_from_f32(v);
-    case WideType::kF16: return cvt::fp16_from_f32(v);
+    case WideType::kFp16: return cvt::fp16_from_f32(v);
   }
   return 0;
 }

@@ -33,7 +33,7 @@ MXV_HD void dequantize_scalar_body(Ctx& ctx, const DequantizeParams& p) {
 
   std::uint64_t byte_index;
   std::uint32_t shift;
-  if (p.packing == WeightPackingAxis::kK) {
+  if (p.packing == WeightPacking::kKPacked) {
     byte_index = (e * n_dim + n) * (k_dim / 2) + k / 2;
     shift = static_cast<std::uint32_t>(k & 1u) * 4u;
   } else {
@@ -46,11 +46,11 @@ MXV_HD void dequantize_scalar_body(Ctx& ctx, const DequantizeParams& p) {
                       load_s_dec(ctx, p, static_cast<std::uint32_t>(e)), p.scale == DequantScale::kUE4M3};
   const float v = dequant_value(nibble, f);
   switch (p.out_type) {
-    case WideType::kF32:
+    case WideType::kFp32:
       ctx.store(GlobalPtr<float>{reinterpret_cast<float*>(p.out.raw)}, i, v);
       break;
     case WideType::kBf16:
-    case WideType::kF16:
+    case WideType::kFp16:
       ctx.store(GlobalPtr<std::uint16_t>{reinterpret_cast<std::uint16_t*>(p.out.raw)}, i,
                 static_cast<std::uint16_t>(narrow_bits(p.out_type, v)));
       break;

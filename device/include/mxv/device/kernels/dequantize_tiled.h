@@ -102,7 +102,7 @@ MXV_HD constexpr DequantGeometry dequant_geometry(Dim3 block) {
 
 /// "units" geometry: 64-k tiles per thread (bf16/fp16: 4 tiles = 4 stores per row; fp32: 2
 /// tiles = 4 stores per row), so every thread issues 8 16-byte stores over its 2 rows.
-MXV_HD constexpr unsigned dequant_units(WideType out) { return out == WideType::kF32 ? 2u : 4u; }
+MXV_HD constexpr unsigned dequant_units(WideType out) { return out == WideType::kFp32 ? 2u : 4u; }
 
 namespace dequant_detail {
 
@@ -132,7 +132,7 @@ MXV_HD MXV_FORCEINLINE float e2m1_raw(std::uint32_t nib) {
 template <WideType kOut>
 MXV_HD MXV_DEQUANT_COLD Vec16 convert_store_general(std::uint32_t codes, BlockFactor f) {
   Vec16 v{};
-  if constexpr (kOut == WideType::kF32) {
+  if constexpr (kOut == WideType::kFp32) {
     for (unsigned j = 0; j < 4; ++j) v.w[j] = narrow_bits(kOut, dequant_value((codes >> (4 * j)) & 0xFu, f));
   } else {
     for (unsigned j = 0; j < 4; ++j) {
@@ -149,7 +149,7 @@ MXV_HD MXV_DEQUANT_COLD Vec16 convert_store_general(std::uint32_t codes, BlockFa
 template <WideType kOut, DequantScale kScale>
 MXV_HD MXV_FORCEINLINE Vec16 convert_store(std::uint32_t codes, std::uint32_t scale_code, const SdecInfo& sd) {
   constexpr bool kNvfp4 = kScale == DequantScale::kUE4M3;
-  constexpr unsigned kValues = kOut == WideType::kF32 ? 4u : 8u;
+  constexpr unsigned kValues = kOut == WideType::kFp32 ? 4u : 8u;
   const float scale = decode_scale(kScale, scale_code);
   // The fast factors: value = (a_raw * fa) * fb.
   float fa, fb;
@@ -169,7 +169,7 @@ MXV_HD MXV_FORCEINLINE Vec16 convert_store(std::uint32_t codes, std::uint32_t sc
   MXV_UNROLL
   for (unsigned j = 0; j < kValues; ++j) x[j] = (e2m1_raw(codes >> (4 * j)) * fa) * fb;
   // Finite values only here: cvt.h's pair conversions (hardware cvt from sm_80; `hi` first).
-  if constexpr (kOut == WideType::kF32) {
+  if constexpr (kOut == WideType::kFp32) {
     for (unsigned j = 0; j < 4; ++j) v.w[j] = cvt::bits_of(x[j]);
   } else if constexpr (kOut == WideType::kBf16) {
     for (unsigned j = 0; j < 4; ++j) v.w[j] = cvt::bf16x2_from_f32_finite(x[2 * j + 1], x[2 * j]);
@@ -182,7 +182,7 @@ MXV_HD MXV_FORCEINLINE Vec16 convert_store(std::uint32_t codes, std::uint32_t sc
 /// "units" geometry (K-packed only). See the file comment.
 template <WideType kOut, DequantScale kScale, class Ctx>
 MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
-  constexpr bool kF32 = kOut == WideType::kF32;
+  constexpr bool kF32 = kOut == WideType::kFp32;
   constexpr unsigned kUnits = dequant_units(kOut);
   constexpr unsigned kStoresPerUnit = kF32 ? 2u : 1u;
   constexpr unsigned kPerRow = kUnits * kStoresPerUnit;  // 4
@@ -253,7 +253,7 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
 /// calibration test pins.
 template <WideType kOut, DequantScale kScale, class Ctx>
 MXV_HD void tiled_rows64(Ctx& ctx, const DequantizeParams& p) {
-  constexpr bool kF32 = kOut == WideType::kF32;
+  constexpr bool kF32 = kOut == WideType::kFp32;
   constexpr unsigned kValues = kF32 ? 4u : 8u;  // per 16-byte store
   constexpr unsigned kStores = kF32 ? 2u : 1u;
   const Dim3 b = ctx.block_idx();
@@ -274,7 +274,7 @@ MXV_HD void tiled_rows64(Ctx& ctx, const DequantizeParams& p) {
   // N-packed: stage the block's 64 k x 32 bytes. Linear thread id l covers bytes l + 512*i;
   // 32 consecutive ids are one k row of 32 contiguous bytes.
   SharedPtr<std::uint8_t> tile{};
-  if (p.packing == WeightPackingAxis::kN) {
+  if (p.packing == WeightPacking::kNPacked) {
     tile = ctx.template shared_array<std::uint8_t, kDequantTileK * kNPackedSmemStride, 0>();
     const std::uint32_t l = t.y * kDequantGroups + t.x;
     const std::uint32_t row_bytes = p.n >> 1;         // N/2 packed bytes per k
@@ -295,7 +295,7 @@ MXV_HD void tiled_rows64(Ctx& ctx, const DequantizeParams& p) {
   for (unsigned s = 0; s < kStores; ++s) {
     const std::uint32_t kk = kF32 ? k0 + 32u * s + 4u * t.x : k0 + 8u * t.x;  // first k of this store
     std::uint32_t codes = 0;  // nibble j = element kk + j
-    if (p.packing == WeightPackingAxis::kK) {
+    if (p.packing == WeightPacking::kKPacked) {
       const std::uint64_t byte = row * (p.k >> 1) + (kk >> 1);
       if constexpr (kF32) {
         codes = ctx.load(GlobalPtr<std::uint16_t>{reinterpret_cast<std::uint16_t*>(p.packed.raw)}, byte >> 1);
@@ -347,7 +347,7 @@ MXV_HD MXV_FORCEINLINE void transpose_nibbles_8x8(std::uint32_t (&w)[8]) {
 /// "transpose" geometry (N-packed, N % 32 == 0). See the file comment.
 template <WideType kOut, DequantScale kScale, class Ctx>
 MXV_HD void tiled_transpose(Ctx& ctx, const DequantizeParams& p) {
-  constexpr bool kF32 = kOut == WideType::kF32;
+  constexpr bool kF32 = kOut == WideType::kFp32;
   constexpr bool kNvfp4 = kScale == DequantScale::kUE4M3;
   constexpr unsigned kWordsPerRow = kTransposeRowBytes / 4;                  // 32
   constexpr unsigned kChunks = kDequantTileK * kTransposeRowBytes / 16 / kTransposeThreads;  // 2
@@ -472,9 +472,9 @@ template <DequantGeometry kGeometry, class Ctx>
 MXV_HD void dequantize_tiled_geometry_body(Ctx& ctx, const DequantizeParams& p) {
   using namespace dequant_detail;
   switch (p.out_type) {
-    case WideType::kF32: tiled_dispatch_scale<kGeometry, WideType::kF32>(ctx, p); return;
+    case WideType::kFp32: tiled_dispatch_scale<kGeometry, WideType::kFp32>(ctx, p); return;
     case WideType::kBf16: tiled_dispatch_scale<kGeometry, WideType::kBf16>(ctx, p); return;
-    case WideType::kF16: tiled_dispatch_scale<kGeometry, WideType::kF16>(ctx, p); return;
+    case WideType::kFp16: tiled_dispatch_scale<kGeometry, WideType::kFp16>(ctx, p); return;
   }
 }
 

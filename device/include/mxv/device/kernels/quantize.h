@@ -44,7 +44,7 @@ enum class QuantizeVariant : std::uint8_t { kVector, kScalar };
 struct QuantizeParams {
   QuantizeVariant variant = QuantizeVariant::kScalar;
   qrules::Scheme scheme = qrules::Scheme::kNvfp4Te;
-  qrules::ScaleLayoutKind layout = qrules::ScaleLayoutKind::kLinear;
+  ScaleLayout layout = ScaleLayout::kLinear;
   bool input_bf16 = false;
   bool nan_propagates = false;   ///< the recipe's NaN-in-amax policy (true: NaN reaches the amax)
   /// Every byte offset and slot index of the launch fits in 32 bits (the launcher checks), so the

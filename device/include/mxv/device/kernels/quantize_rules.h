@@ -18,6 +18,7 @@
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
+#include "mxv/reference/vocabulary.h"
 
 namespace mxv::device::qrules {
 
@@ -28,9 +29,6 @@ enum class Scheme : std::uint8_t {
   kMxfp4Nvidia,  ///< mxfp4_nvidia: 32 x E2M1 + E8M0 = RP(amax * fl(1/6))
   kMxfp4Ocp,     ///< mxfp4_ocp: 32 x E2M1 + E8M0 = floor(log2 amax) - 2
 };
-
-/// Where scale bytes go.
-enum class ScaleLayoutKind : std::uint8_t { kLinear, kSwizzled128x4 };
 
 inline constexpr std::uint32_t kAbsMask = 0x7FFFFFFFu;
 inline constexpr std::uint32_t kInfBits = 0x7F800000u;
@@ -222,6 +220,8 @@ MXV_HD MXV_FORCEINLINE std::uint32_t pack_pair_non_nan(float even, float odd, fl
 /// Byte offset of scale (padded_row, k) in the swizzled 128x4 layout of a matrix whose rows are
 /// already padded (every group starts at a multiple of 128, so grouping folds into the row):
 ///   (row/128)*n_k*512 + (k/4)*512 + (row%32)*16 + ((row%128)/32)*4 + k%4,  n_k = ceil(kb/4).
+/// The kernels' own copy of the formula: the reference (mxv::swizzled_offset) and the check
+/// library each write it again on purpose (docs/design.md section 3.7).
 template <class Index>
 MXV_HD MXV_FORCEINLINE Index swizzled_offset(Index row, Index k, Index n_k) {
   return ((row >> 7) * n_k << 9) + ((k >> 2) << 9) + ((row & 31u) << 4) + (((row >> 5) & 3u) << 2) + (k & 3u);
@@ -229,8 +229,8 @@ MXV_HD MXV_FORCEINLINE Index swizzled_offset(Index row, Index k, Index n_k) {
 
 /// `Index` is std::uint64_t, or std::uint32_t where the launcher proved every offset fits.
 template <class Index>
-MXV_HD MXV_FORCEINLINE Index scale_offset(ScaleLayoutKind layout, Index scale_row, Index k, Index kb) {
-  if (layout == ScaleLayoutKind::kLinear) return scale_row * kb + k;
+MXV_HD MXV_FORCEINLINE Index scale_offset(ScaleLayout layout, Index scale_row, Index k, Index kb) {
+  if (layout == ScaleLayout::kLinear) return scale_row * kb + k;
   return swizzled_offset<Index>(scale_row, k, (kb + 3u) >> 2);
 }
 

@@ -43,13 +43,11 @@ struct GateUpPlacement {
   std::uint32_t group = 0;
 };
 
-enum class SwigluActivationKind : std::uint8_t { kSilu, kSwigluClamped };
-
 /// What both SwiGLU kernels read.
 struct SwigluInput {
   bool input_bf16 = false;
   GateUpPlacement placement{};
-  SwigluActivationKind activation = SwigluActivationKind::kSilu;
+  Activation activation = Activation::kSilu;  ///< kSilu or kSwigluClamped (never kNone)
   float alpha = 1.702f;
   float limit = 7.0f;
   std::uint64_t rows = 0;
@@ -68,7 +66,7 @@ struct SwigluParams {
 struct SwigluQuantizeParams {
   SwigluInput in{};
   qrules::Scheme scheme = qrules::Scheme::kNvfp4Te;
-  qrules::ScaleLayoutKind layout = qrules::ScaleLayoutKind::kSwizzled128x4;
+  ScaleLayout layout = ScaleLayout::kSwizzled128x4;
   bool round_to_bf16 = false;    ///< Intermediate::kBf16: quantize bf16(activated)
   bool nan_propagates = false;
   /// Every byte offset and slot index of the launch fits in 32 bits (the launcher checks).
@@ -141,7 +139,7 @@ MXV_HD MXV_FORCEINLINE void activate8(Ctx& ctx, const SwigluInput& in, Index row
       default: deinterleave<8>(raw, gate, up); break;
     }
   }
-  const bool clamped = kClamped < 0 ? in.activation == SwigluActivationKind::kSwigluClamped : kClamped == 1;
+  const bool clamped = kClamped < 0 ? in.activation == Activation::kSwigluClamped : kClamped == 1;
   MXV_SWIGLU_UNROLL
   for (unsigned j = 0; j < 8; ++j) {
     out[j] = clamped ? swiglu_math::swiglu_clamped(gate[j], up[j], in.alpha, in.limit)

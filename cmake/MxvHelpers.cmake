@@ -16,6 +16,17 @@ function(mxv_set_warnings target)
   endif()
 endfunction()
 
+# No path of this machine in what is installed (the tree is moved, archived, shipped in a wheel):
+# __FILE__ / __builtin_FILE() (the emulator's call sites) and debug information name sources
+# relative to the checkout. The build tree's map comes last so that it wins when it lies inside
+# the checkout. Tests, which are never installed, keep their flags (and their compiler cache).
+function(mxv_strip_machine_paths target)
+  foreach(map "${PROJECT_SOURCE_DIR}/=" "${PROJECT_BINARY_DIR}/=build/")
+    target_compile_options(${target} PRIVATE
+      $<$<COMPILE_LANGUAGE:C,CXX>:-ffile-prefix-map=${map}> $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-ffile-prefix-map=${map}>)
+  endforeach()
+endfunction()
+
 # Every library is installed and exported as mxv::<name> (cmake/MxvInstall.cmake reads these
 # global lists): its target, and its folder's public headers.
 include(GNUInstallDirs)
@@ -40,6 +51,7 @@ function(mxv_add_library name)
   target_link_libraries(mxv_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   set_target_properties(mxv_${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   mxv_set_warnings(mxv_${name})
+  mxv_strip_machine_paths(mxv_${name})
   mxv_register_installed(mxv_${name} ${CMAKE_CURRENT_SOURCE_DIR}/include ${name})
 endfunction()
 

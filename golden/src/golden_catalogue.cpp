@@ -9,9 +9,12 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 #include "mxv/golden/golden_inputs.h"
+#include "mxv/golden/hdf5_file.h"
+#include "mxv/io/data_files.h"
 #include "mxv/reference/swiglu.h"
 
 namespace mxv::golden {
@@ -277,7 +280,11 @@ std::vector<GoldenCase> generate_family(std::string_view family, std::uint64_t s
   return out;
 }
 
-std::string committed_golden_dir() { return MXV_GOLDEN_DIR; }
+std::string committed_golden_dir() {
+  const std::filesystem::path dir = io::find_data_file(kGoldenDataDir);
+  if (dir.empty()) throw GoldenFileError(kGoldenDataDir, "", io::describe_data_search(kGoldenDataDir));
+  return dir.string();
+}
 
 std::string committed_file(std::string_view family) { return committed_golden_dir() + "/" + std::string(family) + ".h5"; }
 

@@ -8,10 +8,14 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <functional>
 #include <stdexcept>
+#include <system_error>
 
+#include "mxv/golden/golden_catalogue.h"
 #include "mxv/golden/hdf5_file.h"
+#include "mxv/io/data_files.h"
 #include "mxv/reference/convert_command.h"
 
 namespace mxv::golden {
@@ -349,8 +353,12 @@ std::string run_command(const std::string& cmd) {
 Provenance Provenance::current(std::string generator, std::string command_line, std::uint64_t seed) {
   Provenance p;
   p.mxv_version = MXV_VERSION;
-  const std::string src = MXV_SOURCE_DIR;
-  std::string rev = run_command("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
+  // The checkout is found through the committed set (a build tree's share/mxv/golden links into
+  // it); an installed tree outside any checkout records "unknown".
+  std::error_code ec;
+  const std::filesystem::path golden = std::filesystem::canonical(io::find_data_file(kGoldenDataDir), ec);
+  const std::string src = ec ? std::string() : golden.parent_path().string();
+  std::string rev = src.empty() ? "" : run_command("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
   if (rev.empty()) {
     rev = "unknown";
   } else if (!run_command("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty()) {

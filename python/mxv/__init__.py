@@ -10,8 +10,6 @@ docs/packages.md describes the module; docs/semantics.md the formats and recipes
 
 from __future__ import annotations
 
-import os as _os
-
 from . import _core, golden, testing
 from ._core import Mismatch, Recipe, Report, class_names, library_preset_names, preset_names
 from .check import CHECK_LAYOUTS, CODE_KINDS, QuantizeCheck, check, check_quantize
@@ -20,12 +18,6 @@ from .quantize import (SCALE_LAYOUTS, Quantized, arrange_scales, dequantize, gat
                        scale_buffer_size, swiglu_quantize)
 
 __version__ = _core.__version__
-
-# The rcp.approx capture ships in the package (nvfp4_trtllm); MXV_RCP_APPROX_TABLE, when set, wins
-# (reference/include/mxv/reference/rcp_approx.h lists the rules).
-_table = _os.path.join(_os.path.dirname(__file__), "rcp_approx_ftz_f32_sm90.bin")
-if not _os.environ.get("MXV_RCP_APPROX_TABLE") and _os.path.exists(_table):
-    _core.set_rcp_approx_table(_table)
 
 __all__ = [
     "CHECK_LAYOUTS", "CODE_KINDS", "DIALECTS", "FORMATS", "Mismatch", "QuantizeCheck", "Quantized", "ROUNDINGS",

@@ -14,8 +14,8 @@ namespace mxv::python {
 
 namespace nb = nanobind;
 
-/// The rcp.approx table shipped in the wheel, once mxv/__init__.py has loaded it
-/// (set_rcp_approx_table); null: the C++ default rules (rcp_approx.h).
+/// The rcp.approx table given to set_rcp_approx_table; null until then: the C++ default rules
+/// (rcp_approx.h), which find the table the wheel ships in mxv/share/mxv (data_files.h).
 const RcpApproxTable* bundled_rcp_table();
 
 /// The quantizer's options from the module's arguments, with the bundled rcp.approx table.

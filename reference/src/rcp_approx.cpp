@@ -6,14 +6,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
+#include "mxv/io/data_files.h"
 #include "mxv/io/output_files.h"
 
 namespace mxv {
@@ -168,13 +167,7 @@ float rcp_ftz_correctly_rounded(float x) {
   return rcp_with_delta(x, 0);
 }
 
-std::string committed_rcp_approx_table_path() {
-#ifdef MXV_DEFAULT_RCP_APPROX_TABLE
-  return MXV_DEFAULT_RCP_APPROX_TABLE;
-#else
-  return {};
-#endif
-}
+std::string committed_rcp_approx_table_path() { return io::find_data_file(kRcpApproxTableFileName).string(); }
 
 namespace {
 
@@ -200,12 +193,7 @@ DefaultTable resolve_default_table() {
   } else {
     path = committed_rcp_approx_table_path();
     if (path.empty()) {
-      d.why_none = "this build has no committed table compiled in";
-      return d;
-    }
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-      d.why_none = "the committed table '" + path + "' does not exist";
+      d.why_none = io::describe_data_search(kRcpApproxTableFileName);
       return d;
     }
     source = "the committed default table";

@@ -31,7 +31,12 @@ std::span<const std::string_view> golden_families();
 /// Throws std::invalid_argument for an unknown family.
 std::vector<GoldenCase> generate_family(std::string_view family, std::uint64_t seed = kGoldenSeed);
 
-/// The committed set's directory in this source tree, and a family's file in it.
+/// The committed set's name among the data files (mxv/io/data_files.h): a build tree's
+/// share/mxv/golden links to the checkout's golden/, an installed tree has a copy.
+inline constexpr const char* kGoldenDataDir = "golden";
+
+/// The committed set's directory (the data directory's golden/), and a family's file in it.
+/// Throws GoldenFileError when no data directory has one.
 std::string committed_golden_dir();
 std::string committed_file(std::string_view family);
 

@@ -11,9 +11,10 @@
 //   1. MXV_RCP_APPROX_TABLE=FILE: that file (a missing or bad file is an error, never skipped);
 //   2. MXV_RCP_APPROX_TABLE=none: no default table (nvfp4_trtllm then says "table missing");
 //   3. unset or empty: the committed capture golden/captures/rcp_approx_ftz_f32_sm90.bin (H200,
-//      2026-11-29), whose absolute source path CMake compiles in as MXV_DEFAULT_RCP_APPROX_TABLE.
-//      When that file does not exist (a build moved away from its checkout) there is no default
-//      table and the "rcp.approx table missing" error says how to get one; a corrupted one throws.
+//      2026-11-29), installed as the data file rcp_approx_ftz_f32_sm90.bin and found as every data
+//      file is (mxv/io/data_files.h: $MXV_DATA_DIR, else share/mxv beside or above the binary).
+//      When no data directory holds it there is no default table and the "rcp.approx table
+//      missing" error says how to get one and where it looked; a corrupted one throws.
 //
 // File format (little-endian), version 1:
 //   offset  0: 8 bytes  magic "MXVRCPA1"
@@ -70,8 +71,10 @@ class RcpApproxTable {
 /// every delta 0. Independent of any table (used to build and to check captured tables).
 float rcp_ftz_correctly_rounded(float x);
 
-/// The absolute path of the committed capture compiled in (MXV_DEFAULT_RCP_APPROX_TABLE), or ""
-/// when the library was built without one. Says nothing about whether the file exists.
+/// The committed capture's name among the data files (mxv/io/data_files.h).
+inline constexpr const char* kRcpApproxTableFileName = "rcp_approx_ftz_f32_sm90.bin";
+
+/// The path of the committed capture in the first data directory holding it, or "" when none does.
 std::string committed_rcp_approx_table_path();
 
 /// The default table (rules 1-3 in the file comment), loaded once; nullptr when there is none.

@@ -1,5 +1,5 @@
 """Turning what callers pass (numpy arrays, ml_dtypes bfloat16 arrays, torch tensors, anything
-with ``__array__``) into the raw little-endian byte buffers that mxv._core takes."""
+with ``__array__`` or, on the CPU, DLPack) into the raw little-endian byte buffers that mxv._core takes."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ from typing import Any, Optional, Tuple
 import numpy as np
 
 _WIDE_TYPES = ("fp32", "bf16", "fp16")
+# How a result of each wide type comes back: numpy has no bfloat16, so bf16 is its uint16 bit
+# patterns (``.view(ml_dtypes.bfloat16)`` gives the values).
+_NUMPY_OF_WIDE = {"fp32": np.float32, "bf16": np.uint16, "fp16": np.float16}
 
 
 def _from_torch(x: Any) -> Tuple[np.ndarray, Optional[str]]:
@@ -23,10 +26,26 @@ def _from_torch(x: Any) -> Tuple[np.ndarray, Optional[str]]:
     return t.contiguous().numpy(), None
 
 
+_DLPACK_CPU = 1  # kDLCPU in DLPack's DLDeviceType
+
+
+def _from_dlpack(x: Any) -> np.ndarray:
+    """A tensor that exposes only DLPack (``__dlpack__``, no ``__array__``: JAX, CuPy, ...) as a
+    numpy view through numpy.from_dlpack (numpy >= 1.22). Only host memory can be viewed; a tensor
+    on another device is refused (copy it to the host first)."""
+    device_type, device_id = x.__dlpack_device__()
+    if int(device_type) != _DLPACK_CPU:
+        raise ValueError(f"a DLPack tensor on device type {int(device_type)} (id {device_id}) is not in host "
+                         "memory: copy it to the CPU first (mxv runs the reference on the CPU)")
+    return np.from_dlpack(x)
+
+
 def as_array(x: Any) -> Tuple[np.ndarray, Optional[str]]:
     """``x`` as a C-contiguous numpy array, and "bf16" when its values are bf16 bit patterns."""
     if type(x).__module__.startswith("torch"):
         arr, wide = _from_torch(x)
+    elif hasattr(x, "__dlpack__") and not hasattr(x, "__array__"):
+        arr, wide = _from_dlpack(x), None
     else:
         arr, wide = np.asarray(x), None
     if arr.dtype.name == "bfloat16":  # ml_dtypes.bfloat16
@@ -84,3 +103,9 @@ def typed(x: Any, dtype: Any, what: str) -> np.ndarray:
     if arr.dtype != np.dtype(dtype):
         raise ValueError(f"{what}: expected {np.dtype(dtype)}, got {arr.dtype}")
     return arr
+
+
+def wide_output(raw: np.ndarray, out_type: str, shape: Tuple[int, ...]) -> np.ndarray:
+    """The little-endian bytes of an ``out_type`` result (from mxv._core) as an array of ``shape``:
+    float32 for fp32, float16 for fp16, uint16 bit patterns for bf16."""
+    return raw.view(_NUMPY_OF_WIDE[out_type]).reshape(shape)

@@ -9,7 +9,11 @@ from typing import Any, Dict, Iterator, List, Optional
 
 import numpy as np
 
+from . import _core
+from ._arrays import raw_bytes, wide_output
 from ._core import Recipe
+from .formats import encode, pack_e2m1, unpack_e2m1
+from .quantize import dequantize_weights, quantize, swiglu_quantize
 
 # The schema's attribute name for Recipe.tensor_amax (the policy), which clashes with the case's
 # own `tensor_amax` (a calibrated amax).
@@ -70,6 +74,45 @@ class Case:
                                "input_type": None if dtype == "fp32" else dtype}
         if "tensor_amax" in self.attrs:
             out["tensor_amax"] = float(self.attrs["tensor_amax"])
+        return out
+
+    def run(self) -> Dict[str, np.ndarray]:
+        """This module's results for the case, named and laid out as the case's expected
+        datasets (packed E2M1 codes, swizzled scale buffers, bf16 / fp16 as uint16 bits): the
+        matching mxv call (encode, decode, quantize, dequantize_weights, swiglu_quantize) on the
+        stored inputs with the stored parameters. Byte-equal to ``expected`` for the committed set
+        (python/tests/test_golden.py)."""
+        a, x = self.attrs, self.inputs
+        dtype = a["dtype"]
+        wide = None if dtype == "fp32" else dtype
+        if self.op == "encode":
+            codes = encode(x["x"], a["format"], rounding=a["rounding"], saturation=a["saturation"],
+                                   dialect=a["dialect"], input_type=wide)
+            return {"codes": pack_e2m1(codes) if a["format"] == "e2m1" else codes}
+        if self.op == "decode":
+            codes = x["codes"]
+            if a["format"] == "e2m1":
+                codes = unpack_e2m1(codes, int(a["cols"]))
+            raw = _core.decode_wide(raw_bytes(codes), a["format"], a["dialect"], dtype)
+            return {"values": wide_output(raw, dtype, codes.shape)}
+        if self.op == "dequantize":
+            out = dequantize_weights(x["packed"], x["scales"], x.get("s_dec"), self.recipe,
+                                              packing=a["packing"], out_type=dtype)
+            return {"out": out}
+        if self.op == "quantize":
+            q = quantize(x["x"], **self.kwargs())
+        elif self.op == "swiglu_quantize":
+            q = swiglu_quantize(x["gate_up"], self.recipe, gate_up_layout=a["gate_up_layout"],
+                                         rows_per_expert=[int(g) for g in a.get("groups", [])],
+                                         scale_layout=a["scale_layout"], tensor_amax=a.get("tensor_amax"),
+                                         input_type=wide)
+        else:
+            raise ValueError(f"{self.name}: no mxv call for op '{self.op}'")
+        out = {"elements": q.elements, "scales": q.scales}
+        if q.recipe.is_nvfp4:  # the tensor scale; quantize cases also store the amax it came from
+            out["s_dec"] = q.global_scale
+            if self.op == "quantize":
+                out["amax"] = q.amax
         return out
 
     def write_outputs(self, **arrays: Any) -> None:

@@ -9,7 +9,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from . import _core
-from ._arrays import as_array, matrix_shape, raw_bytes, typed, wide_input
+from ._arrays import as_array, matrix_shape, raw_bytes, typed, wide_input, wide_output
 
 RecipeLike = Union[str, _core.Recipe]
 SCALE_LAYOUTS = ("linear", "swizzled128x4")
@@ -100,6 +100,37 @@ def dequantize(elements: Any, scales: Any, global_scale: Any = None, recipe: Rec
     gs = typed([1.0] if global_scale is None else global_scale, np.float32, "global_scale")
     return _core.dequantize(r, raw_bytes(el), raw_bytes(typed(scales, np.uint8, "scales")), raw_bytes(gs),
                             rows, cols, scale_layout, list(group_counts or []))
+
+
+WEIGHT_PACKINGS = ("k-packed", "n-packed")
+
+
+def dequantize_weights(packed: Any, scales: Any, s_dec: Any = None, recipe: RecipeLike = "nvfp4_te", *,
+                       packing: str = "k-packed", out_type: str = "fp32") -> np.ndarray:
+    """MoE expert weights, packed E2M1 with one scale per block of K, dequantized to [E, N, K]
+    (docs/semantics.md section 5): element * scale [* s_dec] in fp32, rounded once to ``out_type``
+    ('fp32', 'fp16', or 'bf16' as uint16 bit patterns). ``packed``: uint8 [E, N, K/2] with
+    ``packing='k-packed'`` (most GEMM libraries) or [E, K, N/2] with 'n-packed' (ONNX Runtime
+    QMoE); a 2-D array is one expert, and the result is then 2-D. ``scales``: uint8
+    [E, N, ceil(K/block)]. ``s_dec``: the NVFP4 fp32 decode scale, one for all experts or one per
+    expert (MX recipes ignore it)."""
+    r = as_recipe(recipe)
+    p = typed(packed, np.uint8, "packed")
+    if p.ndim not in (2, 3):
+        raise ValueError(f"dequantize_weights: packed must be 3-D [E, ., .] or 2-D (one expert), got shape {p.shape}")
+    one_expert = p.ndim == 2
+    experts, a, b = (1,) + p.shape if one_expert else p.shape
+    if packing in ("k", "k-packed"):
+        n, k = a, 2 * b
+    elif packing in ("n", "n-packed"):
+        k, n = a, 2 * b
+    else:
+        raise ValueError(f"packing: expected one of {', '.join(WEIGHT_PACKINGS)}, got '{packing}'")
+    global_scale = typed([] if s_dec is None else s_dec, np.float32, "s_dec")
+    raw = _core.dequantize_weights(r, raw_bytes(p), raw_bytes(typed(scales, np.uint8, "scales")),
+                                   raw_bytes(global_scale), packing, experts, n, k, out_type)
+    out = wide_output(raw, out_type, (experts, n, k))
+    return out[0] if one_expert else out
 
 
 def swiglu_quantize(gate_up: Any, recipe: RecipeLike = "nvfp4_te", *, gate_up_layout: str = "halves",

@@ -56,6 +56,17 @@ nb::ndarray<nb::numpy, float> decode_buffer(const Bytes& codes, const std::strin
   return to_numpy(std::move(out), {n});
 }
 
+// Decoding is exact in fp32; a bf16 / fp16 output is that value rounded once (narrow_from_fp32), as
+// a kernel that decodes into a bf16 / fp16 tensor does. Returns the output type's bytes.
+nb::ndarray<nb::numpy, std::uint8_t> decode_wide_buffer(const Bytes& codes, const std::string& format,
+                                                        const std::string& dialect, const std::string& out_type) {
+  const WideType type = wide_type_by_name(out_type);
+  const nb::ndarray<nb::numpy, float> values = decode_buffer(codes, format, dialect);
+  std::vector<std::uint8_t> out = narrow_from_fp32(type, std::span<const float>(values.data(), values.size()));
+  const std::size_t n = out.size();
+  return to_numpy(std::move(out), {n});
+}
+
 }  // namespace
 
 void bind_formats(nb::module_& m) {
@@ -64,6 +75,10 @@ void bind_formats(nb::module_& m) {
         "Encode raw little-endian fp32 / bf16 / fp16 values to codes of `format` (one byte each).");
   m.def("decode", &decode_buffer, nb::arg("codes"), nb::arg("format"), nb::arg("dialect"),
         "Decode codes of `format` to fp32, exactly.");
+  m.def("decode_wide", &decode_wide_buffer, nb::arg("codes"), nb::arg("format"), nb::arg("dialect"),
+        nb::arg("out_type"),
+        "Decode codes of `format` (one byte each) exactly, then round once to `out_type` (fp32, bf16, fp16); "
+        "returns the output's little-endian bytes.");
 }
 
 }  // namespace mxv::python

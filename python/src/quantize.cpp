@@ -18,6 +18,7 @@
 #include "mxv/reference/rcp_approx.h"
 #include "mxv/reference/scale_layout.h"
 #include "mxv/reference/swiglu_quantize.h"
+#include "mxv/reference/weight_layout.h"
 #include "numpy_buffers.h"
 
 namespace mxv::python {
@@ -111,6 +112,20 @@ nb::dict swiglu_quantize_buffer(const Recipe& recipe, const Bytes& x, const std:
   return d;
 }
 
+/// dequantize_weights_to on raw buffers: the little-endian bytes of the [E, N, K] output.
+nb::ndarray<nb::numpy, std::uint8_t> dequantize_weights_buffer(const Recipe& recipe, const Bytes& packed,
+                                                               const Bytes& scales, const Bytes& s_dec,
+                                                               const std::string& packing, std::int64_t experts,
+                                                               std::int64_t n, std::int64_t k,
+                                                               const std::string& out_type) {
+  const std::vector<float> global = floats_of(span_of(s_dec), "dequantize_weights: s_dec");
+  std::vector<std::uint8_t> out =
+      dequantize_weights_to(recipe, weight_packing_by_name(packing), WeightShape{experts, n, k}, span_of(packed),
+                            span_of(scales), global, wide_type_by_name(out_type));
+  const std::size_t size = out.size();
+  return to_numpy(std::move(out), {size});
+}
+
 /// arrange_scales or gather_scales as a binding: the layout by name, the groups from their counts,
 /// the moved scale codes as a new uint8 array.
 using ScaleMove = std::vector<std::uint8_t> (*)(ScaleLayout, const GroupedRows&, std::span<const std::uint8_t>,
@@ -149,6 +164,10 @@ void bind_quantize(nb::module_& m) {
   m.def("dequantize", &dequantize_buffer, nb::arg("recipe"), nb::arg("elements"), nb::arg("scales"),
         nb::arg("global_scale"), nb::arg("rows"), nb::arg("cols"), nb::arg("scale_layout"), nb::arg("group_counts"),
         "dequantize_activations on raw buffers.");
+  m.def("dequantize_weights", &dequantize_weights_buffer, nb::arg("recipe"), nb::arg("packed"), nb::arg("scales"),
+        nb::arg("s_dec"), nb::arg("packing"), nb::arg("experts"), nb::arg("n"), nb::arg("k"), nb::arg("out_type"),
+        "dequantize_weights_to on raw buffers: packed E2M1 expert weights (k-packed or n-packed) and their block "
+        "scales to [E, N, K] in `out_type`, as little-endian bytes.");
   m.def("swiglu_quantize", &swiglu_quantize_buffer, nb::arg("recipe"), nb::arg("x"), nb::arg("input_type"),
         nb::arg("rows"), nb::arg("intermediate"), nb::arg("gate_up_layout"), nb::arg("rows_per_expert"),
         nb::arg("scale_layout"), nb::arg("scale_per_expert"), nb::arg("tensor_amax").none(), nb::arg("fused"),

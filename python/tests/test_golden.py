@@ -1,6 +1,7 @@
-"""The Python module reproduces the committed golden set (written by the C++ reference through
-`mxv golden regen`) byte for byte: every quantize case of golden/quantize.h5, read through
-mxv.golden (h5py underneath); and mxv.golden's candidate writing."""
+"""The Python module reproduces the whole committed golden set (written by the C++ reference
+through `mxv golden regen`) byte for byte: every case of codes.h5 (encode, decode), quantize.h5,
+dequantize.h5 and swiglu.h5, read through mxv.golden (h5py underneath) and run by Case.run();
+and mxv.golden's candidate writing."""
 
 import numpy as np
 import pytest
@@ -10,27 +11,47 @@ from conftest import GOLDEN
 
 h5py = pytest.importorskip("h5py")
 
+FAMILIES = ("codes", "quantize", "dequantize", "swiglu")
 
 
-def quantize_cases():
-    with mxv.golden.open(str(GOLDEN / "quantize.h5")) as f:
-        return f.cases()
+def all_cases():
+    out = []
+    for family in FAMILIES:
+        with mxv.golden.open(str(GOLDEN / f"{family}.h5")) as f:
+            out += [(family, name) for name in f.cases()]
+    return out
 
 
-@pytest.mark.parametrize("name", quantize_cases())
-def test_quantize_case_is_byte_equal(name):
-    with mxv.golden.open(str(GOLDEN / "quantize.h5")) as f:
+@pytest.mark.parametrize("family,name", all_cases())
+def test_case_is_byte_equal(family, name):
+    with mxv.golden.open(str(GOLDEN / f"{family}.h5")) as f:
         case = f.case(name)
-        x, expected, kwargs = case.inputs["x"], case.expected, case.kwargs()
-    q = mxv.quantize(x, **kwargs)
-    assert q.elements.tobytes() == expected["elements"].tobytes()
-    assert q.scales.tobytes() == expected["scales"].tobytes()
-    if "s_dec" in expected:
-        assert q.global_scale.tobytes() == expected["s_dec"].tobytes()
-        assert q.amax.tobytes() == expected["amax"].tobytes()
-    # The reference's own outputs pass the check.
-    result = mxv.check_quantize(x, expected["elements"], expected["scales"], expected.get("s_dec"), **kwargs)
-    assert result.ok, str(result)
+        expected, actual = case.expected, case.run()
+        # The same datasets, each with the same bytes (dtype and shape aside: swizzled scales are
+        # a flat buffer in the file, bf16 is uint16 bits on both sides).
+        assert sorted(actual) == sorted(expected)
+        for key, value in expected.items():
+            assert np.asarray(actual[key]).tobytes() == value.tobytes(), f"{name}: {key}"
+        if case.op == "quantize":  # the reference's own outputs pass the check
+            result = mxv.check_quantize(case.inputs["x"], expected["elements"], expected["scales"],
+                                        expected.get("s_dec"), **case.kwargs())
+            assert result.ok, str(result)
+
+
+def test_the_packing_and_output_type_are_not_ignored():
+    # A binding that read n-packed weights as k-packed, or rounded to another type, is caught by
+    # the comparison above: both change the bytes of a committed case.
+    with mxv.golden.open(str(GOLDEN / "dequantize.h5")) as f:
+        name = next(n for n in f.cases() if ".n-packed." in n and n.endswith(".bf16"))
+        case = f.case(name)
+        x, expected, recipe = case.inputs, case.expected["out"].tobytes(), case.recipe
+    s_dec = x.get("s_dec")
+    assert mxv.dequantize_weights(x["packed"], x["scales"], s_dec, recipe, packing="n-packed",
+                                  out_type="bf16").tobytes() == expected
+    assert mxv.dequantize_weights(x["packed"], x["scales"], s_dec, recipe, packing="k-packed",
+                                  out_type="bf16").tobytes() != expected
+    assert mxv.dequantize_weights(x["packed"], x["scales"], s_dec, recipe, packing="n-packed",
+                                  out_type="fp16").tobytes() != expected
 
 
 def test_the_recipe_read_back_is_the_stored_one():

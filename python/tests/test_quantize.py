@@ -65,6 +65,28 @@ def test_inputs_as_bf16_bits_and_torch_tensors():
     assert np.array_equal(c.elements, b.elements)
 
 
+class DLPackOnly:
+    """A tensor that offers DLPack and nothing else (no __array__), like a JAX or CuPy array;
+    ``device`` is the DLPack device it claims."""
+
+    def __init__(self, array, device=(1, 0)):
+        self._array, self._device = array, device
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._device
+
+
+def test_dlpack_inputs_on_the_cpu_and_refused_elsewhere():
+    x = inputs(4, 32)
+    q = mxv.quantize(DLPackOnly(x), "nvfp4_te")
+    assert q.elements.tobytes() == mxv.quantize(x, "nvfp4_te").elements.tobytes()
+    with pytest.raises(ValueError, match="device type 2 .*copy it to the CPU"):
+        mxv.quantize(DLPackOnly(x, device=(2, 0)), "nvfp4_te")  # kDLCUDA
+
+
 def test_swiglu_quantize_fused_bf16_intermediate_equals_unfused():
     gate_up = inputs(6, 64)
     r = mxv.Recipe("nvfp4_te", intermediate="bf16", activation="silu")
@@ -82,3 +104,37 @@ def test_bad_shapes_raise_value_error():
         mxv.swiglu_quantize(inputs(2, 33))
     with pytest.raises(ValueError):
         mxv.quantize(inputs(4, 32), "nvfp4_te", scale_layout="diagonal")
+
+
+@pytest.mark.parametrize("name", ["nvfp4_te", "mxfp4_ocp"])
+def test_dequantize_weights_by_hand_in_both_packings(name):
+    rng = np.random.default_rng(SEED)
+    r = mxv.Recipe(name)
+    experts, n, k = 2, 6, 64
+    nibbles = rng.integers(0, 16, (experts, n, k), dtype=np.uint8)
+    scale_format = "ue4m3" if r.is_nvfp4 else "e8m0"
+    scales = rng.integers(1, 0x7F if r.is_nvfp4 else 0x90, (experts, n, k // r.block_size), dtype=np.uint8)
+    s_dec = np.array([0.5, 3.0], np.float32)
+    by_hand = mxv.decode(nibbles, "e2m1") * np.repeat(mxv.decode(scales, scale_format), r.block_size, axis=2)
+    if r.is_nvfp4:
+        by_hand = by_hand * s_dec[:, None, None]
+    k_packed = mxv.pack_e2m1(nibbles)                               # [E, N, K/2]
+    n_packed = mxv.pack_e2m1(nibbles.transpose(0, 2, 1))            # [E, K, N/2]
+    for packed, packing in ((k_packed, "k-packed"), (n_packed, "n-packed")):
+        out = mxv.dequantize_weights(packed, scales, s_dec, r, packing=packing)
+        assert out.dtype == np.float32 and out.shape == (experts, n, k)
+        assert out.tobytes() == by_hand.astype(np.float32).tobytes()
+    one = mxv.dequantize_weights(k_packed[1], scales[1], s_dec[1:], r, out_type="fp16")
+    assert one.shape == (n, k) and one.tobytes() == by_hand[1].astype(np.float16).tobytes()
+
+
+def test_dequantize_weights_errors_are_value_errors():
+    packed, scales = np.zeros((1, 4, 16), np.uint8), np.zeros((1, 4, 2), np.uint8)
+    with pytest.raises(ValueError, match="packing"):
+        mxv.dequantize_weights(packed, scales, [1.0], "nvfp4_te", packing="m-packed")
+    with pytest.raises(ValueError, match="s_dec"):
+        mxv.dequantize_weights(packed, scales, None, "nvfp4_te")
+    with pytest.raises(ValueError, match="3-D"):
+        mxv.dequantize_weights(packed.reshape(-1), scales, [1.0], "nvfp4_te")
+    with pytest.raises(ValueError):
+        mxv.dequantize_weights(packed, scales[:, :, :1], [1.0], "nvfp4_te")

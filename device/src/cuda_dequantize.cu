@@ -15,14 +15,11 @@ __global__ void dequantize_scalar_kernel(DequantizeParams p) {
   CudaCtx ctx;
   dequantize_scalar_body(ctx, p);
 }
-// One wrapper per geometry, each bounded by its own block size and asked to keep 1536 threads
-// (48 warps) resident per SM, for more loads in flight: at 256-thread blocks that caps ptxas at 40
-// registers, 6 blocks per SM on sm_90, where the unbounded "units" / "transpose" allocations (46 /
-// 56 registers) fit only 5 / 4. ptxas -v must keep reporting 0 spill bytes and no stack frame.
-inline constexpr unsigned kDequantTiledResidentThreads = 1536;
+// One wrapper per geometry, each bounded by its own block size. A minimum of 6 resident blocks
+// (40 registers) measured no faster on the H200 than the allocation ptxas picks by itself
+// (BENCHMARKS.md, "Tiled dequantize: register bound and early s_dec load").
 template <DequantGeometry kGeometry, unsigned kThreads>
-__global__ void __launch_bounds__(kThreads, kDequantTiledResidentThreads / kThreads)
-    dequantize_tiled_kernel(DequantizeParams p) {
+__global__ void __launch_bounds__(kThreads) dequantize_tiled_kernel(DequantizeParams p) {
   CudaCtx ctx;
   dequantize_tiled_geometry_body<kGeometry>(ctx, p);
 }

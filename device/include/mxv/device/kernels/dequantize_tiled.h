@@ -213,9 +213,9 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
     row[r] = std::uint64_t{b.z} * p.n + n;
   }
 
-  // Every load first: s_dec (NVFP4), then 8 packed words and 8 scale bytes in flight per thread.
-  SdecInfo sd{};
-  if constexpr (kScale == DequantScale::kUE4M3) sd = make_sdec(load_s_dec(ctx, p, b.z));
+  // Every element load first: 8 packed words and 8 scale bytes in flight per thread. s_dec comes
+  // after them here: loaded first, it cost 6 registers and 1-2% of copy bandwidth on the H200
+  // (BENCHMARKS.md, "Tiled dequantize: register bound and early s_dec load").
   std::uint32_t codes[kItems];
   std::uint32_t scodes[kItems];
   MXV_UNROLL
@@ -234,6 +234,8 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
     }
   }
 
+  SdecInfo sd{};
+  if constexpr (kScale == DequantScale::kUE4M3) sd = make_sdec(load_s_dec(ctx, p, b.z));
   MXV_UNROLL
   for (unsigned i = 0; i < kItems; ++i) {
     const unsigned r = i / kPerRow, j = i % kPerRow;

@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
               l.plan.grid = {static_cast<unsigned>(shape.k / kDequantTileK),
                              static_cast<unsigned>((shape.n + kDequantTileN - 1) / kDequantTileN), static_cast<unsigned>(shape.e)};
               l.plan.block = {kDequantGroups, kDequantTileN, 1};
-              b.launch_dequantize(l.plan, l.params);
+              b.launch(l.plan, l.params);
             } else {
               dequantize(b, args);
             }

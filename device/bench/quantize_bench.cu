@@ -154,21 +154,21 @@ int main(int argc, char** argv) {
         const float amax_ms = median_ms(s, [&](int i) {
           check(cudaMemsetAsync(out.amax.data(), 0, 4, s), "memset");
           a.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
-          be.launch_amax(plan.amax_launch, a);
+          be.launch(plan.amax_launch, a);
         });
         print({"amax " + tag, in_b, amax_ms}, copy_gbs);
       }
       const float q_ms = median_ms(s, [&](int i) {
         q.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
-        be.launch_quantize(plan.quantize_launch, q);
+        be.launch(plan.quantize_launch, q);
       });
       print({plan.quantize_launch.kernel + " " + tag, in_b + out_b, q_ms}, copy_gbs);
       if (plan.launches_amax) {
         const float both_ms = median_ms(s, [&](int i) {
           check(cudaMemsetAsync(out.amax.data(), 0, 4, s), "memset");
           a.input = q.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
-          be.launch_amax(plan.amax_launch, a);
-          be.launch_quantize(plan.quantize_launch, q);
+          be.launch(plan.amax_launch, a);
+          be.launch(plan.quantize_launch, q);
         });
         print({"amax+quantize " + tag + " (2 reads)", 2 * in_b + out_b, both_ms}, copy_gbs);
       }
@@ -223,16 +223,16 @@ int main(int argc, char** argv) {
       const double mid_b = static_cast<double>(aplan.output_bytes);
       const float fused_ms = median_ms(s, [&](int i) {
         f.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
-        be.launch_swiglu_quantize(fplan.launch, f);
+        be.launch(fplan.launch, f);
       });
       const float act_ms = median_ms(s, [&](int i) {
         sp.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
-        be.launch_swiglu(aplan.launch, sp);
+        be.launch(aplan.launch, sp);
       });
       const float pair_ms = median_ms(s, [&](int i) {
         sp.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
-        be.launch_swiglu(aplan.launch, sp);
-        be.launch_quantize(qplan.quantize_launch, q);
+        be.launch(aplan.launch, sp);
+        be.launch(qplan.quantize_launch, q);
       });
       print({"swiglu_quantize_fused " + tag, in_b + out_b, fused_ms}, copy_gbs);
       print({"swiglu_bf16 " + tag, in_b + mid_b, act_ms}, copy_gbs);

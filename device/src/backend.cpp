@@ -142,16 +142,12 @@ std::string Backend::guard_damage(const DeviceBuffer& buf) {
   return os.str();
 }
 
-// ---- Launch entry defaults ------------------------------------------------------------------
+// ---- Launching -------------------------------------------------------------------------------
 
 void Backend::not_implemented(std::string_view kernel) const {
   throw std::logic_error("backend '" + std::string(name()) + "' has no launch entry for kernel '" +
                          std::string(kernel) + "'");
 }
 
-void Backend::launch_convert(const LaunchPlan& plan, const ConvertParams&) { not_implemented(plan.kernel); }
-void Backend::launch_dequantize(const LaunchPlan& plan, const DequantizeParams&) {
-  not_implemented(plan.kernel);
-}
 
 }  // namespace mxv::device

@@ -82,7 +82,7 @@ ConvertLaunch plan_convert(const ConvertArgs& a) {
 
 LaunchPlan convert(Backend& backend, const ConvertArgs& args) {
   const ConvertLaunch l = plan_convert(args);
-  backend.launch_convert(l.plan, l.params);
+  backend.launch(l.plan, l.params);
   return l.plan;
 }
 

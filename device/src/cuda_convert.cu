@@ -17,15 +17,13 @@ __global__ void __launch_bounds__(kConvertBlockThreads) convert_kernel(const Con
 static_assert(KernelCtx<CudaCtx>);
 }  // namespace
 
-void CudaBackend::launch_convert(const LaunchPlan& plan, const ConvertParams& p) {
+void CudaBackend::run_kernel(const LaunchPlan& plan, const ConvertParams& p) {
   if (plan.kernel != "convert") not_implemented(plan.kernel);
-  note_launch(plan);
-  const dim3 grid(plan.grid.x, plan.grid.y, plan.grid.z), block(plan.block.x, plan.block.y, plan.block.z);
+  const dim3 grid = to_dim3(plan.grid), block = to_dim3(plan.block);
   const auto s = static_cast<cudaStream_t>(stream());
   convert_visit(p, [&]<ConvertDirection kDir, WideType kWide, CodeFormat kFormat, bool kIndex>() {
     convert_kernel<kDir, kWide, kFormat, kIndex><<<grid, block, plan.dynamic_smem_bytes, s>>>(p);
   });
-  check_launch(plan);
 }
 
 }  // namespace mxv::device

@@ -25,14 +25,12 @@ __global__ void __launch_bounds__(kThreads) dequantize_tiled_kernel(DequantizePa
 }
 }  // namespace
 
-void CudaBackend::launch_dequantize(const LaunchPlan& plan, const DequantizeParams& p) {
-  const dim3 grid(plan.grid.x, plan.grid.y, plan.grid.z), block(plan.block.x, plan.block.y, plan.block.z);
+void CudaBackend::run_kernel(const LaunchPlan& plan, const DequantizeParams& p) {
+  const dim3 grid = to_dim3(plan.grid), block = to_dim3(plan.block);
   const auto s = static_cast<cudaStream_t>(stream());
   if (plan.kernel == "dequantize_scalar") {
-    note_launch(plan);
     dequantize_scalar_kernel<<<grid, block, plan.dynamic_smem_bytes, s>>>(p);
   } else if (plan.kernel == "dequantize_tiled") {
-    note_launch(plan);
     switch (dequant_geometry(plan.block)) {
       case DequantGeometry::kUnits:
         dequantize_tiled_kernel<DequantGeometry::kUnits, kDequantUnitThreads><<<grid, block, plan.dynamic_smem_bytes, s>>>(p);
@@ -47,7 +45,6 @@ void CudaBackend::launch_dequantize(const LaunchPlan& plan, const DequantizePara
   } else {
     not_implemented(plan.kernel);
   }
-  check_launch(plan);
 }
 
 }  // namespace mxv::device

@@ -42,26 +42,19 @@ __global__ void __launch_bounds__(kQuantizeBlockThreads) quantize_scalar_kernel(
   quantize_scalar_body(ctx, p);
 }
 
-dim3 to_dim3(Dim3 d) { return dim3(d.x, d.y, d.z); }
-
 }  // namespace
 
 static_assert(KernelCtx<CudaCtx>);
 
-void CudaBackend::launch_amax(const LaunchPlan& plan, const AmaxParams& p) {
+void CudaBackend::run_kernel(const LaunchPlan& plan, const AmaxParams& p) {
   if (plan.kernel != "amax") not_implemented(plan.kernel);
-  validate_launch_plan(plan);
-  note_launch(plan);
   amax_kernel<<<to_dim3(plan.grid), to_dim3(plan.block), plan.dynamic_smem_bytes,
                 static_cast<cudaStream_t>(stream())>>>(p);
-  check_launch(plan);
 }
 
-void CudaBackend::launch_quantize(const LaunchPlan& plan, const QuantizeParams& p) {
+void CudaBackend::run_kernel(const LaunchPlan& plan, const QuantizeParams& p) {
   const bool vector = p.variant == QuantizeVariant::kVector;
   if (plan.kernel != (vector ? "quantize_vector" : "quantize_scalar")) not_implemented(plan.kernel);
-  validate_launch_plan(plan);
-  note_launch(plan);
   const auto s = static_cast<cudaStream_t>(stream());
   const dim3 g = to_dim3(plan.grid), b = to_dim3(plan.block);
   using qrules::Scheme;
@@ -74,7 +67,6 @@ void CudaBackend::launch_quantize(const LaunchPlan& plan, const QuantizeParams& 
   } else {
     launch_quantize_vector<Scheme::kMxfp4Ocp>(g, b, plan.dynamic_smem_bytes, s, p);
   }
-  check_launch(plan);
 }
 
 }  // namespace mxv::device

@@ -37,23 +37,16 @@ void launch_fused(dim3 g, dim3 b, std::size_t smem, cudaStream_t s, const Swiglu
   }
 }
 
-dim3 to_dim3(Dim3 d) { return dim3(d.x, d.y, d.z); }
-
 }  // namespace
 
-void CudaBackend::launch_swiglu(const LaunchPlan& plan, const SwigluParams& p) {
+void CudaBackend::run_kernel(const LaunchPlan& plan, const SwigluParams& p) {
   if (plan.kernel != "swiglu_bf16") not_implemented(plan.kernel);
-  validate_launch_plan(plan);
-  note_launch(plan);
   swiglu_bf16_kernel<<<to_dim3(plan.grid), to_dim3(plan.block), plan.dynamic_smem_bytes,
                        static_cast<cudaStream_t>(stream())>>>(p);
-  check_launch(plan);
 }
 
-void CudaBackend::launch_swiglu_quantize(const LaunchPlan& plan, const SwigluQuantizeParams& p) {
+void CudaBackend::run_kernel(const LaunchPlan& plan, const SwigluQuantizeParams& p) {
   if (plan.kernel != "swiglu_quantize_fused") not_implemented(plan.kernel);
-  validate_launch_plan(plan);
-  note_launch(plan);
   const dim3 g = to_dim3(plan.grid), b = to_dim3(plan.block);
   const auto s = static_cast<cudaStream_t>(stream());
   if (p.scheme == qrules::Scheme::kNvfp4Te) {
@@ -63,7 +56,6 @@ void CudaBackend::launch_swiglu_quantize(const LaunchPlan& plan, const SwigluQua
   } else {
     launch_fused<qrules::Scheme::kMxfp4Ocp>(g, b, plan.dynamic_smem_bytes, s, p);
   }
-  check_launch(plan);
 }
 
 }  // namespace mxv::device

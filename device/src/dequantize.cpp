@@ -179,7 +179,7 @@ DequantizeLaunch plan_dequantize(const DequantizeArgs& a) {
 
 LaunchPlan dequantize(Backend& backend, const DequantizeArgs& args) {
   const DequantizeLaunch l = plan_dequantize(args);
-  backend.launch_dequantize(l.plan, l.params);
+  backend.launch(l.plan, l.params);
   return l.plan;
 }
 

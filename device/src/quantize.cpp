@@ -231,9 +231,9 @@ void run_quantize(Backend& backend, const QuantizePlan& plan, const DeviceBuffer
     AmaxParams a = plan.amax_params;
     a.input = q.input;
     a.amax_bits = q.amax_bits;
-    backend.launch_amax(plan.amax_launch, a);
+    backend.launch(plan.amax_launch, a);
   }
-  backend.launch_quantize(plan.quantize_launch, q);
+  backend.launch(plan.quantize_launch, q);
 }
 
 }  // namespace mxv::device

@@ -135,7 +135,7 @@ void run_swiglu_quantize(Backend& backend, const SwigluQuantizePlan& plan, const
     const auto bits = std::bit_cast<std::uint32_t>(*plan.problem.tensor_amax);
     backend.upload(out.amax, std::span<const std::uint32_t>(&bits, 1));
   }
-  backend.launch_swiglu_quantize(plan.launch, q);
+  backend.launch(plan.launch, q);
 }
 
 SwigluBf16Plan plan_swiglu_bf16(const SwigluQuantizeProblem& problem) {
@@ -157,7 +157,7 @@ void run_swiglu_bf16(Backend& backend, const SwigluBf16Plan& plan, const DeviceB
   SwigluParams s = plan.params;
   s.in.gate_up = gate_up.as<std::uint8_t>();
   s.out = out.as<std::uint16_t>();
-  backend.launch_swiglu(plan.launch, s);
+  backend.launch(plan.launch, s);
 }
 
 QuantizeProblem unfused_quantize_problem(const SwigluQuantizeProblem& problem) {

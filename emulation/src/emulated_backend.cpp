@@ -8,9 +8,6 @@
 #include <vector>
 
 #include "mxv/device/cuda_backend.h"
-#include "mxv/device/kernels/convert.h"
-#include "mxv/device/kernels/dequantize_scalar.h"
-#include "mxv/device/kernels/dequantize_tiled.h"
 #include "mxv/emulation/emu_ctx.h"
 
 namespace mxv::emu {
@@ -65,23 +62,6 @@ void EmulatedBackend::raw_fill(std::byte* dst, std::uint8_t value, std::size_t b
   std::array<std::uint8_t, device::kGuardBytes> guard{};
   for (std::size_t i = 0; i < guard.size(); ++i) guard[i] = device::guard_byte(i);
   raw_write(dst + bytes, guard.data(), guard.size());
-}
-
-// ---- launch entries ----------------------------------------------------------------------------
-
-void EmulatedBackend::launch_convert(const device::LaunchPlan& plan, const device::ConvertParams& p) {
-  if (plan.kernel != "convert") not_implemented(plan.kernel);
-  run(plan, [&p](EmuCtx& ctx) { device::convert_body(ctx, p); });
-}
-
-void EmulatedBackend::launch_dequantize(const device::LaunchPlan& plan, const device::DequantizeParams& p) {
-  if (plan.kernel == "dequantize_scalar") {
-    run(plan, [&p](EmuCtx& ctx) { device::dequantize_scalar_body(ctx, p); });
-  } else if (plan.kernel == "dequantize_tiled") {
-    run(plan, [&p](EmuCtx& ctx) { device::dequantize_tiled_body(ctx, p); });
-  } else {
-    not_implemented(plan.kernel);
-  }
 }
 
 // ---- selection -----------------------------------------------------------------------------------

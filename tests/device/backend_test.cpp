@@ -52,7 +52,7 @@ TEST_P(BackendMemory, GuardCatchesPlantedOutOfBoundsWrite) {
   p.index_base = 0x3F800000u;  // 1.0f, 1.0000001f, ...: code 0x38, never the guard pattern
   p.out = out.as<std::uint8_t>();
   LaunchPlan plan{"convert", {1, 1, 1}, {256, 1, 1}, 0};
-  backend().launch_convert(plan, p);
+  backend().launch(plan, p);
   backend().synchronize();
   const std::string damage = backend().guard_damage(out);
   EXPECT_NE(damage.find("after"), std::string::npos) << damage;
@@ -70,7 +70,7 @@ TEST_P(BackendMemory, LaunchLogRecordsThePlan) {
   const LaunchPlan plan = convert(backend(), a);
   ASSERT_EQ(backend().launch_log().size(), 1u);
   EXPECT_EQ(backend().launch_log()[0].describe(), plan.describe());
-  EXPECT_THROW(backend().launch_dequantize(LaunchPlan{"no_such_kernel", {1, 1, 1}, {1, 1, 1}, 0}, {}), std::logic_error);
+  EXPECT_THROW(backend().launch(LaunchPlan{"no_such_kernel", {1, 1, 1}, {1, 1, 1}, 0}, DequantizeParams{}), std::logic_error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BackendMemory, ::testing::Combine(mxv::test::all_backends(), ::testing::Values(NoCase{})),

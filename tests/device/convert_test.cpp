@@ -109,7 +109,7 @@ void expect_encode_matches(Backend& backend, CodeFormat f, WideType t, const std
   EXPECT_TRUE(planned.params.vector) << "backend buffers are 16-byte aligned";
   if (element_path) {
     planned.params.vector = false;
-    backend.launch_convert(planned.plan, planned.params);
+    backend.launch(planned.plan, planned.params);
   } else {
     convert(backend, a);
   }
@@ -225,7 +225,7 @@ void expect_decode_matches(Backend& backend, CodeFormat f, WideType t, std::uint
   a.out = &out;
   ConvertLaunch planned = plan_convert(a);
   planned.params.vector = !element_path;
-  backend.launch_convert(planned.plan, planned.params);
+  backend.launch(planned.plan, planned.params);
   backend.synchronize();
 
   std::vector<float> values(count);

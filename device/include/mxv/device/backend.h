@@ -6,10 +6,12 @@
 // and the emulator launch (`emulated`, emulation/emulated_backend.h), so the emulator checks
 // exactly what the GPU runs.
 //
-// Adding a kernel family: forward-declare its params struct and add its launch entries in the
-// "Launch entry points" section below (virtual, default: throws "not implemented"); each backend
-// overrides them in its own class (marked sections in cuda_backend.h and emulated_backend.h) and
-// records every launch with note_launch(plan), so tests can assert which variant actually ran.
+// Adding a kernel family (docs/adding-a-kernel-family.md has the full list of files): the kernel
+// body in kernels/, a launcher that plans (validates, picks the variant, sizes the buffers) and
+// then calls Backend::launch(plan, params); forward-declare the params struct and add one
+// run_kernel overload below; one run_kernel per backend (cuda_<family>.cu,
+// emulation/src/emulated_kernels.cpp); a test on every backend. Backend::launch validates,
+// records and checks every launch, so a backend's run_kernel only starts the kernel.
 #pragma once
 
 #include <cstddef>
@@ -179,27 +181,30 @@ class Backend {
   const std::vector<LaunchPlan>& launch_log() const { return launch_log_; }
   void clear_launch_log() { launch_log_.clear(); }
 
-  // ---- Launch entry points: one per kernel variant ------------------------------------------
-  // Each throws "not implemented" unless the backend overrides it. `plan.kernel` names the
-  // variant; implementations call note_launch(plan) before running it.
-  // convert: plan.kernel == "convert"
-  virtual void launch_convert(const LaunchPlan& plan, const ConvertParams& p);
-  // dequantize: plan.kernel == "dequantize_scalar" | "dequantize_tiled"
-  virtual void launch_dequantize(const LaunchPlan& plan, const DequantizeParams& p);
-  // amax: plan.kernel == "amax"
-  virtual void launch_amax(const LaunchPlan& plan, const AmaxParams& p) { (void)p; not_implemented(plan.kernel); }
-  // quantize: plan.kernel == "quantize_vector" | "quantize_scalar"
-  virtual void launch_quantize(const LaunchPlan& plan, const QuantizeParams& p) { (void)p; not_implemented(plan.kernel); }
-  // swiglu: plan.kernel == "swiglu_bf16" (the unfused pair's first half)
-  virtual void launch_swiglu(const LaunchPlan& plan, const SwigluParams& p) { (void)p; not_implemented(plan.kernel); }
-  // swiglu_quantize: plan.kernel == "swiglu_quantize_fused"
-  virtual void launch_swiglu_quantize(const LaunchPlan& plan, const SwigluQuantizeParams& p) {
-    (void)p;
-    not_implemented(plan.kernel);
+  // ---- Launching ------------------------------------------------------------------------------
+  /// The one way a launcher starts a kernel: checks the plan against CUDA's launch limits
+  /// (validate_launch_plan), runs the variant `plan.kernel` names on this backend, records the
+  /// plan in the launch log and checks the launch's error. A backend supplies only run_kernel, so
+  /// none of these steps can be skipped.
+  template <class Params>
+  void launch(const LaunchPlan& plan, const Params& params) {
+    validate_launch_plan(plan);
+    run_kernel(plan, params);
+    launch_log_.push_back(plan);
+    check_launch(plan);
   }
 
  protected:
-  void note_launch(const LaunchPlan& plan) { launch_log_.push_back(plan); }
+  // One run_kernel per kernel family's parameters: runs the variant `plan.kernel` names, or
+  // throws std::logic_error ("no launch entry") through not_implemented. Called by launch() only.
+  virtual void run_kernel(const LaunchPlan& plan, const ConvertParams&) { not_implemented(plan.kernel); }
+  virtual void run_kernel(const LaunchPlan& plan, const DequantizeParams&) { not_implemented(plan.kernel); }
+  virtual void run_kernel(const LaunchPlan& plan, const AmaxParams&) { not_implemented(plan.kernel); }
+  virtual void run_kernel(const LaunchPlan& plan, const QuantizeParams&) { not_implemented(plan.kernel); }
+  virtual void run_kernel(const LaunchPlan& plan, const SwigluParams&) { not_implemented(plan.kernel); }
+  virtual void run_kernel(const LaunchPlan& plan, const SwigluQuantizeParams&) { not_implemented(plan.kernel); }
+  /// After every launch: throws when the backend reports that it failed (cuda: cudaGetLastError).
+  virtual void check_launch(const LaunchPlan& plan) { (void)plan; }
   [[noreturn]] void not_implemented(std::string_view kernel) const;
 
   // Raw memory primitives each backend provides. Addresses are backend addresses.

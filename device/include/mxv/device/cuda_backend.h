@@ -27,23 +27,20 @@ class CudaBackend final : public Backend {
   BackendKind kind() const override { return BackendKind::kCuda; }
   void synchronize() override;
 
-  // ---- Launch entries, one .cu file per kernel family ----
-  // cuda_convert.cu, cuda_dequantize.cu
-  void launch_convert(const LaunchPlan& plan, const ConvertParams& p) override;
-  void launch_dequantize(const LaunchPlan& plan, const DequantizeParams& p) override;
-  // cuda_quantize.cu
-  void launch_amax(const LaunchPlan& plan, const AmaxParams& p) override;
-  void launch_quantize(const LaunchPlan& plan, const QuantizeParams& p) override;
-  // cuda_swiglu_quantize.cu
-  void launch_swiglu(const LaunchPlan& plan, const SwigluParams& p) override;
-  void launch_swiglu_quantize(const LaunchPlan& plan, const SwigluQuantizeParams& p) override;
-
   /// The cudaStream_t every launch and copy of this backend uses (as void*: no CUDA types here).
   void* stream() const { return stream_; }
-  /// Throws std::runtime_error naming `what` and the CUDA error if the last launch failed.
-  void check_launch(const LaunchPlan& plan);
 
  protected:
+  // ---- run_kernel, one .cu file per kernel family (Backend::launch calls them) ----
+  void run_kernel(const LaunchPlan& plan, const ConvertParams& p) override;         // cuda_convert.cu
+  void run_kernel(const LaunchPlan& plan, const DequantizeParams& p) override;      // cuda_dequantize.cu
+  void run_kernel(const LaunchPlan& plan, const AmaxParams& p) override;            // cuda_quantize.cu
+  void run_kernel(const LaunchPlan& plan, const QuantizeParams& p) override;        // cuda_quantize.cu
+  void run_kernel(const LaunchPlan& plan, const SwigluParams& p) override;          // cuda_swiglu_quantize.cu
+  void run_kernel(const LaunchPlan& plan, const SwigluQuantizeParams& p) override;  // cuda_swiglu_quantize.cu
+  /// Throws std::runtime_error naming the plan and the CUDA error if the launch failed.
+  void check_launch(const LaunchPlan& plan) override;
+
   std::byte* raw_alloc(std::size_t bytes, std::string_view name) override;
   void raw_free(std::byte* p) noexcept override;
   void raw_write(std::byte* dst, const void* src, std::size_t bytes) override;

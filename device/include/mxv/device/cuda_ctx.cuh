@@ -84,4 +84,7 @@ struct CudaCtx {
   __device__ MXV_FORCEINLINE bool all(unsigned mask, bool pred) const { return __all_sync(mask, pred) != 0; }
 };
 
+/// A plan's geometry as CUDA takes it (host side of every cuda_*.cu launch).
+inline dim3 to_dim3(Dim3 d) { return dim3(d.x, d.y, d.z); }
+
 }  // namespace mxv::device

@@ -36,27 +36,22 @@ class EmulatedBackend final : public device::Backend {
   CoalescingReport coalescing(std::string_view kernel) const { return emu_.coalescing(kernel); }
   void reset_coalescing() { emu_.reset_coalescing(); }
 
-  /// Runs body(EmuCtx&) once per thread with the plan's geometry, recording the launch. Every
-  /// launch entry below goes through this, whichever source file defines it.
+  /// Runs body(EmuCtx&) once per thread with the plan's geometry. Every run_kernel goes through
+  /// this (Backend::launch has validated the plan and records it).
   template <class Body>
   void run(const device::LaunchPlan& plan, Body&& body) {
-    device::validate_launch_plan(plan);
-    note_launch(plan);
     emu_.launch(plan.kernel, plan.grid, plan.block, plan.dynamic_smem_bytes, std::forward<Body>(body), options_);
   }
 
-  // ---- Launch entries, through run() ----
-  // emulated_backend.cpp
-  void launch_convert(const device::LaunchPlan& plan, const device::ConvertParams& p) override;
-  void launch_dequantize(const device::LaunchPlan& plan, const device::DequantizeParams& p) override;
-  // emulated_quantize.cpp
-  void launch_amax(const device::LaunchPlan& plan, const device::AmaxParams& p) override;
-  void launch_quantize(const device::LaunchPlan& plan, const device::QuantizeParams& p) override;
-  // emulated_swiglu.cpp
-  void launch_swiglu(const device::LaunchPlan& plan, const device::SwigluParams& p) override;
-  void launch_swiglu_quantize(const device::LaunchPlan& plan, const device::SwigluQuantizeParams& p) override;
-
  protected:
+  // ---- The kernel table: every run_kernel in one file, emulated_kernels.cpp ----
+  void run_kernel(const device::LaunchPlan& plan, const device::ConvertParams& p) override;
+  void run_kernel(const device::LaunchPlan& plan, const device::DequantizeParams& p) override;
+  void run_kernel(const device::LaunchPlan& plan, const device::AmaxParams& p) override;
+  void run_kernel(const device::LaunchPlan& plan, const device::QuantizeParams& p) override;
+  void run_kernel(const device::LaunchPlan& plan, const device::SwigluParams& p) override;
+  void run_kernel(const device::LaunchPlan& plan, const device::SwigluQuantizeParams& p) override;
+
   std::byte* raw_alloc(std::size_t bytes, std::string_view name) override;
   void raw_free(std::byte* p) noexcept override;
   void raw_write(std::byte* dst, const void* src, std::size_t bytes) override;

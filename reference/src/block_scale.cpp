@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "mxv/reference/wide_float.h"
+
 namespace mxv {
 namespace {
 
@@ -324,11 +326,26 @@ float decode_element(const Recipe& recipe, std::uint8_t code) {
   return decode(kE2M1, nibble);
 }
 
+namespace {
+// torch's fp32 -> bf16 (c10::BFloat16 round_to_nearest_even) and back: nearest-even, NaN -> 0x7FC0.
+float torch_bf16(float x) { return std::isnan(x) ? std::bit_cast<float>(0x7FC00000u) : bf16_to_float(float_to_bf16(x)); }
+}  // namespace
+
 float dequantize_value(const Recipe& recipe, std::uint8_t element, std::uint8_t scale_code, float s_dec) {
   const float e = decode_element(recipe, element);
   const float sf = decode_scale(recipe, scale_code);
   if (!recipe.is_nvfp4()) return e * sf;
-  if (recipe.dequant_order == DequantOrder::kElemTimesScaleProduct) return e * (sf * s_dec);
+  switch (recipe.dequant_order) {
+    case DequantOrder::kElemScaleThenGlobal: return (e * sf) * s_dec;
+    case DequantOrder::kElemTimesScaleProduct: return e * (sf * s_dec);
+    case DequantOrder::kElemTimesBf16ScaleProduct: {
+      // torch multiplies the 0-dim fp32 pts by the bf16 scales in bf16: pts is rounded to bf16
+      // first, the product of the two bf16 values is rounded again, and every NaN comes out as
+      // torch's canonical bf16 NaN 0x7FC0.
+      const float product = torch_bf16(torch_bf16(s_dec) * torch_bf16(sf));
+      return e * product;
+    }
+  }
   return (e * sf) * s_dec;
 }
 

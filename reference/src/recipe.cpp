@@ -66,6 +66,18 @@ Recipe modelopt_043() {
   return r;
 }
 
+// torchao's one-level NVFP4: no per-tensor scale (s_dec = 1), the rest of the release's recipe.
+Recipe without_global_scale(Recipe r) {
+  r.global_scale = GlobalScale::kNone;
+  return r;
+}
+
+// torchao <= 0.17 on bf16 inputs: the dequantize's scale product taken in bf16.
+Recipe with_bf16_scale_product(Recipe r) {
+  r.dequant_order = DequantOrder::kElemTimesBf16ScaleProduct;
+  return r;
+}
+
 Recipe torchao_016() {
   Recipe r = nvfp4_library_base(Nvfp4Order::kTorchao);
   r.zero_block = ZeroBlock::kScaleMinNormal;
@@ -112,9 +124,10 @@ Recipe Recipe::nvfp4_torchao_017() {
   return named(r, "nvfp4_torchao@0.17");
 }
 
-// torchao 0.18.0: with a per-tensor scale, the numerics of 0.17 on fp32 inputs. What changed
-// (neither is modelled by mxv, see docs/conformance.md): without a per-tensor scale elements are
-// x * (1 / sf) instead of x / sf, and dequantize no longer rounds pts * sf to bf16 for bf16 inputs.
+// torchao 0.18.0: with a per-tensor scale, the numerics of 0.17 on fp32 inputs. What changed:
+// without a per-tensor scale elements are x * (1 / sf) instead of x / sf
+// (nvfp4_torchao_one_level@0.18), and dequantize keeps pts * sf in fp32 for bf16 inputs too, so
+// bf16 inputs follow this preset (0.16 / 0.17: nvfp4_torchao_bf16@X).
 Recipe Recipe::nvfp4_torchao_018() {
   Recipe r = torchao_016();
   r.order = Nvfp4Order::kTorchaoReciprocal;
@@ -122,6 +135,39 @@ Recipe Recipe::nvfp4_torchao_018() {
 }
 
 Recipe Recipe::nvfp4_torchao() { return named(nvfp4_torchao_018(), "nvfp4_torchao"); }
+
+// torchao 0.16.0 and 0.17.0, one-level NVFP4: NVFP4Tensor.to_nvfp4(x, 16) without a per-tensor
+// scale (nvfp4_quantize's "single level scaling" branch), and .dequantize(torch.float32). Block
+// scale amax_block / 6 clamped to [2^-6, 448] and cast to float8_e4m3fn; elements x / fp32(sf)
+// (0.17 changed only the two-level branch); dequantize elem * fp32(sf). No global scale.
+Recipe Recipe::nvfp4_torchao_one_level_017() {
+  return named(without_global_scale(torchao_016()), "nvfp4_torchao_one_level@0.17");
+}
+
+// torchao 0.18.0, one-level NVFP4 (the same call): elements x * (1 / fp32(sf)) "to match the MSLK
+// triton kernel" instead of x / fp32(sf), so ties flip against 0.17 as in the two-level mode.
+Recipe Recipe::nvfp4_torchao_one_level_018() {
+  return named(without_global_scale(nvfp4_torchao_018()), "nvfp4_torchao_one_level@0.18");
+}
+
+Recipe Recipe::nvfp4_torchao_one_level() {
+  return named(nvfp4_torchao_one_level_018(), "nvfp4_torchao_one_level");
+}
+
+// torchao 0.16.0 / 0.17.0 given bf16 inputs, two-level (the call of nvfp4_torchao@0.16 / @0.17):
+// quantize widens the input to fp32 first, so codes, block scales and the global scale are those
+// of the fp32 preset on the widened values; dequantize (get_hp_scales) multiplies the fp32
+// per-tensor scale by the scale bytes converted to the input's dtype, and torch computes that
+// product in bf16: pts is rounded to bf16, the product of the two bf16 values is rounded to bf16
+// (every NaN becomes torch's 0x7FC0). From 0.18 the product stays fp32, so bf16
+// inputs follow nvfp4_torchao@0.18 (and one-level bf16 inputs the one-level presets: sf converts
+// to bf16 exactly).
+Recipe Recipe::nvfp4_torchao_bf16_016() {
+  return named(with_bf16_scale_product(torchao_016()), "nvfp4_torchao_bf16@0.16");
+}
+Recipe Recipe::nvfp4_torchao_bf16_017() {
+  return named(with_bf16_scale_product(nvfp4_torchao_017()), "nvfp4_torchao_bf16@0.17");
+}
 
 // --- MX ---------------------------------------------------------------------------------------
 
@@ -254,6 +300,11 @@ constexpr std::array kLibraryPresets = {
     Preset{"nvfp4_torchao@0.16", &Recipe::nvfp4_torchao_016},
     Preset{"nvfp4_torchao@0.17", &Recipe::nvfp4_torchao_017},
     Preset{"nvfp4_torchao@0.18", &Recipe::nvfp4_torchao_018},
+    Preset{"nvfp4_torchao_one_level", &Recipe::nvfp4_torchao_one_level},
+    Preset{"nvfp4_torchao_one_level@0.17", &Recipe::nvfp4_torchao_one_level_017},
+    Preset{"nvfp4_torchao_one_level@0.18", &Recipe::nvfp4_torchao_one_level_018},
+    Preset{"nvfp4_torchao_bf16@0.16", &Recipe::nvfp4_torchao_bf16_016},
+    Preset{"nvfp4_torchao_bf16@0.17", &Recipe::nvfp4_torchao_bf16_017},
     Preset{"mxfp4_te", &Recipe::mxfp4_te},
     Preset{"mxfp4_torchao_floor", &torchao_mx<kFp4, ScaleRule::kTorchaoFloor>},
     Preset{"mxfp4_torchao_ceil", &torchao_mx<kFp4, ScaleRule::kTorchaoCeil>},
@@ -312,7 +363,10 @@ void Recipe::validate() const {
   if (is_nvfp4()) {
     if (element != ElementFormat::kFp4E2M1) fail("a UE4M3 scale (NVFP4) needs E2M1 elements");
     if (scale_rule != ScaleRule::kNvfp4) fail("a UE4M3 scale (NVFP4) needs scale_rule nvfp4");
-    if (global_scale != GlobalScale::kTensorAmax) fail("NVFP4 needs global_scale tensor_amax");
+    const bool torchao_order = order == Nvfp4Order::kTorchao || order == Nvfp4Order::kTorchaoReciprocal;
+    if (global_scale != GlobalScale::kTensorAmax && !torchao_order) {
+      fail("NVFP4 needs global_scale tensor_amax (none, one-level scaling, is modelled for the torchao orders only)");
+    }
     if (order != Nvfp4Order::kTrtllm && reciprocal != Reciprocal::kIeee) {
       fail("only the trtllm order uses rcp.approx; other orders need reciprocal ieee");
     }
@@ -388,7 +442,12 @@ std::string_view to_string(ElementEncoder v) {
   return "?";
 }
 std::string_view to_string(DequantOrder v) {
-  return v == DequantOrder::kElemScaleThenGlobal ? "elem_scale_then_global" : "elem_times_scale_product";
+  switch (v) {
+    case DequantOrder::kElemScaleThenGlobal: return "elem_scale_then_global";
+    case DequantOrder::kElemTimesScaleProduct: return "elem_times_scale_product";
+    case DequantOrder::kElemTimesBf16ScaleProduct: return "elem_times_bf16_scale_product";
+  }
+  return "?";
 }
 std::string_view to_string(ScaleDecode v) { return v == ScaleDecode::kUnsigned ? "unsigned" : "signed_e4m3"; }
 

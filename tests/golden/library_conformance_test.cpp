@@ -13,6 +13,7 @@
 #include <iostream>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "mxv/golden/library_capture.h"
@@ -126,6 +127,64 @@ TEST(LibraryConformancePlanted, WrongPresetIsCaught) {
                 wrong.reports.at(0).count(check::MismatchClass::kBoundaryFlip),
             0u)
       << wrong.text();
+}
+
+// One-level NVFP4 (no per-tensor scale): torchao 0.18 multiplies by 1/sf where 0.17 divides by
+// sf. Each release's capture held to the other release's preset shows tie flips in the codes, and
+// nothing else: scales and dequantized values agree.
+TEST(LibraryConformancePlanted, OneLevelReleasesAreToldApart) {
+  for (const auto& [file, right, wrong] : {std::tuple{"torchao-0.17.0.h5", "nvfp4_torchao_one_level@0.17",
+                                                      "nvfp4_torchao_one_level@0.18"},
+                                           std::tuple{"torchao-0.18.0.h5", "nvfp4_torchao_one_level@0.18",
+                                                      "nvfp4_torchao_one_level@0.17"}}) {
+    std::size_t code_flips = 0;
+    for (const CaptureGroup& g : read_capture(kCaptures / file).groups) {
+      if (g.mode != "one_level" || g.preset.empty() || g.error) continue;
+      EXPECT_EQ(g.preset, right);
+      const GroupVerdict v = check_group(g, Recipe::by_name(wrong));
+      const check::Report& codes = v.reports.at(0);
+      code_flips += codes.mismatch_count;
+      EXPECT_EQ(codes.count(check::MismatchClass::kTieFlip) + codes.count(check::MismatchClass::kBoundaryFlip),
+                codes.mismatch_count)
+          << v.text();
+      EXPECT_EQ(codes.mismatch_count, v.mismatches()) << v.text();
+      if (codes.mismatch_count > 0) std::cout << "  " << file << " " << g.path << " held to " << wrong << ": " << codes.mismatch_count << " code flips\n";
+    }
+    EXPECT_GT(code_flips, 0u) << file;
+  }
+}
+
+// bf16 inputs: torchao 0.17 rounds the dequantize's scale product pts * sf to bf16. Held to the
+// fp32-product preset, its bf16 capture differs in dequantized values only (codes, scales and the
+// global scale agree: quantize widens bf16 to fp32 first); 0.18's bf16 capture held to the bf16
+// product preset fails the same way the other round.
+TEST(LibraryConformancePlanted, Bf16ScaleProductIsSeen) {
+  const Capture cap017 = read_capture(kCaptures / "torchao-0.17.0.h5");
+  const CaptureGroup& g017 = find_group(cap017, "/nvfp4_two_level_bf16/random");
+  ASSERT_EQ(g017.input_dtype.value_or(""), "bfloat16");
+  EXPECT_EQ(g017.preset, "nvfp4_torchao_bf16@0.17");
+  const GroupVerdict fp32_product = check_group(g017, Recipe::nvfp4_torchao_017());
+  ASSERT_EQ(fp32_product.reports.size(), 4u);
+  EXPECT_GT(fp32_product.reports.at(3).mismatch_count, 0u);
+  EXPECT_EQ(fp32_product.reports.at(3).mismatch_count, fp32_product.mismatches()) << fp32_product.text();
+
+  const Capture cap018 = read_capture(kCaptures / "torchao-0.18.0.h5");
+  const CaptureGroup& g018 = find_group(cap018, "/nvfp4_two_level_bf16/random");
+  EXPECT_EQ(g018.preset, "nvfp4_torchao@0.18");
+  Recipe bf16_product = Recipe::nvfp4_torchao_018();
+  bf16_product.dequant_order = DequantOrder::kElemTimesBf16ScaleProduct;
+  const GroupVerdict v = check_group(g018, bf16_product);
+  EXPECT_GT(v.reports.at(3).mismatch_count, 0u);
+  EXPECT_EQ(v.reports.at(3).mismatch_count, v.mismatches()) << v.text();
+}
+
+// A group that says its input was bf16 must hold bf16 values: a stray low bit is refused.
+TEST(LibraryConformancePlanted, Bf16InputWithFp32BitsIsRefused) {
+  const Capture cap = read_capture(kCaptures / "torchao-0.16.0.h5");
+  CaptureGroup g = find_group(cap, "/nvfp4_two_level_bf16/random");
+  ASSERT_TRUE(check_group(g, Recipe::by_name(g.preset)).ok());
+  g.input.data[3] |= 1u;
+  EXPECT_THROW(check_group(g, Recipe::by_name(g.preset)), std::invalid_argument);
 }
 
 // ModelOpt 0.47 clamps tiny block scales to 2^-9; the 0.43 preset stores 0x00 there.

@@ -26,7 +26,7 @@ TEST(Recipe, EveryPresetByNameKeepsItsName) {
     EXPECT_NO_THROW(r.validate()) << name;
     names.insert(std::string(name));
   }
-  EXPECT_EQ(names.size(), 29u);
+  EXPECT_EQ(names.size(), 34u);
   EXPECT_EQ(Recipe::preset_names()[0], "nvfp4_te");
   EXPECT_EQ(Recipe{}, Recipe::nvfp4_te());  // the default
 }
@@ -45,6 +45,17 @@ TEST(Recipe, VersionedPresetsDifferWhereTheLibrariesChanged) {
   EXPECT_EQ(Recipe::nvfp4_modelopt_047().scale_clamp, ScaleClamp::kE4m3Range);
   EXPECT_EQ(Recipe::nvfp4_torchao_016().order, Nvfp4Order::kTorchao);
   EXPECT_EQ(Recipe::nvfp4_torchao_017().order, Nvfp4Order::kTorchaoReciprocal);
+  EXPECT_EQ(unnamed(Recipe::nvfp4_torchao_one_level()), unnamed(Recipe::nvfp4_torchao_one_level_018()));
+  EXPECT_EQ(Recipe::nvfp4_torchao_one_level_017().order, Nvfp4Order::kTorchao);
+  EXPECT_EQ(Recipe::nvfp4_torchao_one_level_018().order, Nvfp4Order::kTorchaoReciprocal);
+  for (const Recipe& r : {Recipe::nvfp4_torchao_one_level_017(), Recipe::nvfp4_torchao_one_level_018()}) {
+    EXPECT_EQ(r.global_scale, GlobalScale::kNone) << r.name;
+  }
+  EXPECT_EQ(Recipe::nvfp4_torchao_bf16_016().order, Nvfp4Order::kTorchao);
+  EXPECT_EQ(Recipe::nvfp4_torchao_bf16_017().order, Nvfp4Order::kTorchaoReciprocal);
+  for (const Recipe& r : {Recipe::nvfp4_torchao_bf16_016(), Recipe::nvfp4_torchao_bf16_017()}) {
+    EXPECT_EQ(r.dequant_order, DequantOrder::kElemTimesBf16ScaleProduct) << r.name;
+  }
   EXPECT_EQ(Recipe::by_name("mxfp8_torchao_rceil@0.17").scale_rule, ScaleRule::kTorchaoRceil017);
   EXPECT_EQ(Recipe::mxfp4_te().scale_rule, ScaleRule::kTe);
   for (const Recipe& r : {Recipe::nvfp4_modelopt_043(), Recipe::nvfp4_torchao_016()}) {
@@ -94,6 +105,9 @@ TEST(Recipe, ValidateRejectsIncoherentFields) {
   EXPECT_THROW(r.validate(), std::invalid_argument);
   r = Recipe::mxfp4_ocp();
   r.global_scale = GlobalScale::kTensorAmax;
+  EXPECT_THROW(r.validate(), std::invalid_argument);
+  r = Recipe::nvfp4_te();
+  r.global_scale = GlobalScale::kNone;  // one-level NVFP4 is modelled for the torchao orders only
   EXPECT_THROW(r.validate(), std::invalid_argument);
   r = Recipe::nvfp4_te();
   r.reciprocal = Reciprocal::kRcpApproxTable;  // only the trtllm order has rcp.approx

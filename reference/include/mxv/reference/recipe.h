@@ -45,7 +45,8 @@ enum class ScaleRule : std::uint8_t {
 
 /// The per-tensor (global) scale of NVFP4 (docs/semantics.md section 4.2).
 enum class GlobalScale : std::uint8_t {
-  kNone,            // MX formats: no per-tensor scale (S_enc = S_dec = 1)
+  kNone,            // no per-tensor scale (S_enc = S_dec = 1): MX formats, and torchao's one-level
+                    //   NVFP4 (to_nvfp4 without per_tensor_scale; the torchao orders only)
   kTensorAmax,      // S_enc = 2688 / amax_tensor (2688 = 448 * 6), S_dec = 1 / S_enc
 };
 
@@ -75,6 +76,8 @@ enum class ElementEncoder : std::uint8_t {
 enum class DequantOrder : std::uint8_t {
   kElemScaleThenGlobal,    // (elem * sf) * s_dec: elem * sf is exact, one rounding
   kElemTimesScaleProduct,  // elem * (sf * s_dec): ModelOpt, torchao (sf * s_dec rounded first)
+  kElemTimesBf16ScaleProduct,  // elem * bf16(bf16(s_dec) * sf): torchao <= 0.17 for bf16 inputs
+                               //   (torch takes the scale product in bf16; NaN -> 0x7FC0)
 };
 
 /// What an NVFP4 scale byte is: the stored type of the block scale.
@@ -174,6 +177,11 @@ struct Recipe {
   static Recipe nvfp4_torchao_016();
   static Recipe nvfp4_torchao_017();
   static Recipe nvfp4_torchao_018();
+  static Recipe nvfp4_torchao_one_level();  // = nvfp4_torchao_one_level@0.18
+  static Recipe nvfp4_torchao_one_level_017();
+  static Recipe nvfp4_torchao_one_level_018();
+  static Recipe nvfp4_torchao_bf16_016();
+  static Recipe nvfp4_torchao_bf16_017();
   static Recipe mxfp4_nvidia();
   static Recipe mxfp4_ocp();
   static Recipe mxfp4_te();

@@ -49,6 +49,7 @@ CaptureGroup read_group(const H5Reader& r, const std::string& where) {
   if (r.has_attr(where, "error")) c.error = r.attr_string(where, "error");
   if (r.has_attr(where, "unclaimed")) c.unclaimed = r.attr_string(where, "unclaimed");
   if (r.has_attr(where, "convert")) c.convert = r.attr_string(where, "convert");
+  if (r.has_attr(where, "claimed")) c.claimed = r.attr_string(where, "claimed");
   if (r.has_attr(where, "input_dtype")) c.input_dtype = r.attr_string(where, "input_dtype");
   const std::string input = r.attr_string(where, "input");
   if (input.size() < 2 || input.front() != '/' || !r.exists(input)) {

@@ -187,6 +187,24 @@ TEST(LibraryConformancePlanted, Bf16InputWithFp32BitsIsRefused) {
   EXPECT_THROW(check_group(g, Recipe::by_name(g.preset)), std::invalid_argument);
 }
 
+// ModelOpt's NaN block: only the codes are claimed (every NaN quotient is code 0x7 whatever its
+// bits); they match, and a changed code is caught. The NaN-derived scales, global scale and
+// dequantized values are left out: held to the preset in full, the group is not compared there.
+TEST(LibraryConformancePlanted, ModeloptNanBlockCodesAreHeld) {
+  for (const char* file : {"modelopt-0.43.0.h5", "modelopt-0.47.0.h5"}) {
+    const Capture cap = read_capture(kCaptures / file);
+    const CaptureGroup& g = find_group(cap, "/nvfp4/nan_block");
+    ASSERT_EQ(g.claimed.value_or(""), "codes") << file;
+    ASSERT_TRUE(g.unclaimed.has_value()) << file;
+    const GroupVerdict v = check_group(g, Recipe::by_name(g.preset));
+    ASSERT_EQ(v.reports.size(), 1u) << file;
+    EXPECT_TRUE(v.ok()) << v.text();
+    CaptureGroup bad = g;
+    bad.codes->data[2] ^= 0x01;
+    EXPECT_EQ(check_group(bad, Recipe::by_name(g.preset)).mismatches(), 1u) << file;
+  }
+}
+
 // ModelOpt 0.47 clamps tiny block scales to 2^-9; the 0.43 preset stores 0x00 there.
 TEST(LibraryConformancePlanted, ModeloptVersionsAreTold) {
   const Capture cap = read_capture(kCaptures / "modelopt-0.47.0.h5");
@@ -203,7 +221,7 @@ TEST(LibraryConformancePlanted, DequantizeOrderIsSeen) {
   std::size_t zero_signs = 0;
   for (const char* file : {"modelopt-0.47.0.h5", "torchao-0.18.0.h5"}) {
     for (const CaptureGroup& g : read_capture(kCaptures / file).groups) {
-      if (g.error || g.preset.empty() || g.block_size != 16) continue;
+      if (g.error || g.preset.empty() || g.claimed || g.block_size != 16) continue;
       Recipe other_order = Recipe::by_name(g.preset);
       other_order.dequant_order = DequantOrder::kElemScaleThenGlobal;
       const GroupVerdict v = check_group(g, other_order);

@@ -11,7 +11,9 @@ python_version, device, date, command). One group per (function + mode, input ca
   block_size  16 or 32
   preset      the mxv preset that claims to reproduce this group byte for byte, or "" (none)
   error       present only when the library refused the input (its exception text)
-  unclaimed   present only when nothing is claimed: why no preset (or conversion) claims the group
+  unclaimed   present only when nothing is claimed: why no preset (or conversion) claims the group;
+              with `claimed`, why the outputs left out of it are not compared
+  claimed     optional: the outputs compared, comma-separated ("codes"); absent: every output held
   convert     casts only: the mxv conversion claimed, "format:rounding:saturation:dialect" (the
               names mxv convert takes), or "" (then `unclaimed` says why)
 
@@ -118,7 +120,7 @@ class CaptureFile:
 
     def add(self, function_mode, case, *, function, mode, element, block_size, preset, x, suite,
             codes=None, scales=None, global_scale=None, dequantized=None, error=None, unclaimed=None,
-            convert=None, input_dtype=None):
+            convert=None, input_dtype=None, claimed=None):
         g = self.h5.create_group(f"{function_mode}/{case}")
         g.attrs["function"] = function
         g.attrs["mode"] = mode
@@ -134,6 +136,8 @@ class CaptureFile:
             g.attrs["convert"] = convert
         if input_dtype is not None:
             g.attrs["input_dtype"] = input_dtype
+        if claimed is not None:
+            g.attrs["claimed"] = claimed
         if codes is not None:
             _dataset(g, "codes", np.asarray(codes, dtype=np.uint8))
         if scales is not None:

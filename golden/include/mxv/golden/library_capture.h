@@ -32,6 +32,7 @@ struct CaptureGroup {
   std::optional<std::string> error;  // set when the library refused the input
   std::optional<std::string> unclaimed;  // why no preset claims the group (preset empty)
   std::optional<std::string> convert;    // casts: the mxv conversion claimed ("e4m3:nearest-even:none:torch")
+  std::optional<std::string> claimed;  // outputs compared, comma-separated; unset: all of them
   std::optional<std::string> input_dtype;  // "bfloat16": the library got bf16 tensors (input holds them widened)
   Array2d<std::uint32_t> input;      // fp32 bits [rows, K]
   std::optional<Array2d<std::uint8_t>> codes;

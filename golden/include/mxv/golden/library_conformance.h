@@ -30,7 +30,7 @@ struct GroupVerdict {
 };
 
 /// Quantizes group.input with `recipe` and compares codes, scales and the global scale with the
-/// group's; dequantizes the group's codes, scales and global scale with `recipe` and compares
+/// group's (only the outputs listed in group.claimed, when it is set); dequantizes the group's codes, scales and global scale with `recipe` and compares
 /// with group.dequantized. Outputs the group does not hold are not compared. A library whose
 /// packed rows carry padding (ModelOpt pads K to whole blocks) is compared on its full rows: the
 /// padding must be zero codes. Throws std::invalid_argument when the group refused its input

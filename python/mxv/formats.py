@@ -13,7 +13,8 @@ from ._arrays import as_array, raw_bytes, wide_input
 FORMATS = ("e2m1", "e4m3", "ue4m3", "e8m0")
 ROUNDINGS = ("nearest-even", "toward-zero", "up")
 SATURATIONS = ("finite", "none")
-DIALECTS = ("cuda", "ml_dtypes", "torch", "torch@2.11")  # "torch" is torch 2.15 (also "torch@2.15")
+DIALECTS = ("cuda", "ml_dtypes", "torch", "torch@2.11", "ml_dtypes@0.6")
+# "ml_dtypes" is ml_dtypes 0.7 (also "ml_dtypes@0.7"), "torch" is torch 2.15 (also "torch@2.15")
 
 
 def encode(x: Any, format: str, *, rounding: str = "nearest-even", saturation: str = "finite",

@@ -20,7 +20,7 @@ namespace {
 constexpr std::array<const FloatFormat*, 4> kFormats{&kE2M1, &kE4M3, &kUE4M3, &kE8M0};
 constexpr int kRoundings = 3;
 constexpr int kSaturations = 2;
-constexpr int kDialects = 4;
+constexpr int kDialects = 5;
 
 // One instantiated converter per supported (format, mode).
 struct Converter {
@@ -167,7 +167,8 @@ constexpr std::array<DecodeTable, 4> kDecode{make_decode_table(kE2M1), make_deco
 
 void check_dialect(Dialect d) {
   if (static_cast<int>(d) >= kDialects) {
-    throw std::invalid_argument("dialect: not one of cuda, ml_dtypes, torch, torch@2.11");
+    throw std::invalid_argument(
+        "dialect: not one of cuda, ml_dtypes, ml_dtypes@0.6, torch, torch@2.11");
   }
 }
 
@@ -289,10 +290,12 @@ Dialect dialect_by_name(std::string_view name) {
   for (int i = 0; i < kDialects; ++i) {
     if (to_string(static_cast<Dialect>(i)) == name) return static_cast<Dialect>(i);
   }
-  // The unversioned name is the newest torch release modelled; its versioned name says which.
+  // The unversioned names are the newest releases modelled; their versioned names say which.
   if (name == "torch@2.15") return Dialect::kTorch;
+  if (name == "ml_dtypes@0.7") return Dialect::kMlDtypes;
   throw std::invalid_argument("dialect: '" + std::string(name) +
-                              "' is not one of cuda, ml_dtypes, torch (= torch@2.15), torch@2.11");
+                              "' is not one of cuda, ml_dtypes (= ml_dtypes@0.7), ml_dtypes@0.6, "
+                              "torch (= torch@2.15), torch@2.11");
 }
 
 std::string_view to_string(Rounding r) {
@@ -318,6 +321,7 @@ std::string_view to_string(Dialect d) {
     case Dialect::kMlDtypes: return "ml_dtypes";
     case Dialect::kTorch: return "torch";
     case Dialect::kTorch211: return "torch@2.11";
+    case Dialect::kMlDtypes06: return "ml_dtypes@0.6";
   }
   return "?";
 }

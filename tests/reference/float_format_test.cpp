@@ -315,10 +315,37 @@ TEST(FloatFormatEncode, MlDtypesSpecials) {
   EXPECT_EQ(encode(kE8M0, 0.0f, e8m0), 0xFF);
   EXPECT_EQ(encode(kE8M0, -2.0f, e8m0), 0xFF);
   EXPECT_EQ(encode(kE8M0, 0x1.8p127f, e8m0), 0xFF);
-  // fp32 subnormals: exactly 2^-127 -> 0x00, anything above -> 0x01 (field-based rounding).
+  // fp32 subnormals (ml_dtypes 0.7): nearest by value between 2^-127 and 2^-126, the tie
+  // 1.5 * 2^-127 (0x00600000) up.
   EXPECT_EQ(encode(kE8M0, from_bits(0x0040'0000u), e8m0), 0x00);
-  EXPECT_EQ(encode(kE8M0, from_bits(0x0040'0001u), e8m0), 0x01);
+  EXPECT_EQ(encode(kE8M0, from_bits(0x0040'0001u), e8m0), 0x00);
+  EXPECT_EQ(encode(kE8M0, from_bits(0x005F'FFFFu), e8m0), 0x00);
+  EXPECT_EQ(encode(kE8M0, from_bits(0x0060'0000u), e8m0), 0x01);
   EXPECT_EQ(encode(kE8M0, from_bits(0x003F'FFFFu), e8m0), 0x00);
+}
+
+TEST(FloatFormatEncode, MlDtypes06RoundsSubnormalsUpAndIsOtherwiseTheNewest) {
+  const ConvertMode e8m0_06{Rounding::kNearestEven, Saturation::kNone, Dialect::kMlDtypes06};
+  const ConvertMode e8m0{Rounding::kNearestEven, Saturation::kNone, Dialect::kMlDtypes};
+  // ml_dtypes 0.6: exactly 2^-127 -> 0x00, anything above -> 0x01 (field-based tie-break).
+  EXPECT_EQ(encode(kE8M0, from_bits(0x0040'0000u), e8m0_06), 0x00);
+  EXPECT_EQ(encode(kE8M0, from_bits(0x0040'0001u), e8m0_06), 0x01);
+  EXPECT_EQ(encode(kE8M0, from_bits(0x003F'FFFFu), e8m0_06), 0x00);
+  // Outside E8M0 of fp32 subnormals the two releases agree: every normal, zero, Inf, NaN and
+  // negative pattern of a stride-4099 sweep, and each format's specials.
+  for (std::uint64_t b = 0; b <= 0xFFFF'FFFFu; b += 4099) {
+    const auto bits = static_cast<std::uint32_t>(b);
+    const float x = from_bits(bits);
+    for (const FloatFormat* f : {&kE4M3, &kE2M1}) {
+      const Saturation s = f == &kE2M1 ? Saturation::kFinite : Saturation::kNone;
+      ASSERT_EQ(encode(*f, x, {Rounding::kNearestEven, s, Dialect::kMlDtypes06}),
+                encode(*f, x, {Rounding::kNearestEven, s, Dialect::kMlDtypes}))
+          << f->name << " 0x" << std::hex << bits;
+    }
+    if ((bits & 0x7F80'0000u) != 0 || (bits & 0x007F'FFFFu) == 0 || (bits >> 31) != 0) {
+      ASSERT_EQ(encode(kE8M0, x, e8m0_06), encode(kE8M0, x, e8m0)) << "e8m0 0x" << std::hex << bits;
+    }
+  }
 }
 
 TEST(FloatFormatEncode, Torch211SpecialsFromTheC10Source) {
@@ -456,7 +483,10 @@ TEST(FloatFormatApi, NamesRoundTripAndUnknownNamesThrow) {
     EXPECT_EQ(to_string(rounding_by_name(n)), n);
   }
   for (const char* n : {"finite", "none"}) EXPECT_EQ(to_string(saturation_by_name(n)), n);
-  for (const char* n : {"cuda", "ml_dtypes", "torch", "torch@2.11"}) EXPECT_EQ(to_string(dialect_by_name(n)), n);
+  for (const char* n : {"cuda", "ml_dtypes", "ml_dtypes@0.6", "torch", "torch@2.11"}) {
+    EXPECT_EQ(to_string(dialect_by_name(n)), n);
+  }
+  EXPECT_EQ(dialect_by_name("ml_dtypes@0.7"), Dialect::kMlDtypes);
   for (const Dialect d : kAllDialects) EXPECT_EQ(dialect_by_name(to_string(d)), d);
   EXPECT_EQ(dialect_by_name("torch@2.15"), Dialect::kTorch);  // the unversioned name is the newest
   EXPECT_THROW(dialect_by_name("torch@2.13"), std::invalid_argument);

@@ -22,7 +22,7 @@ void add_convert_verb(CLI::App& app) {
            kName);
   add_text(*cmd, "--saturation", req->saturation,
            "finite | none (default: finite if the dialect supports it, else none); encoding only", kName);
-  add_text(*cmd, "--dialect", req->dialect, "cuda | ml_dtypes | torch (= torch@2.15) | torch@2.11 (default cuda)", kName);
+  add_text(*cmd, "--dialect", req->dialect, "cuda | ml_dtypes (= ml_dtypes@0.7) | ml_dtypes@0.6 | torch (= torch@2.15) | torch@2.11 (default cuda)", kName);
   add_dtype(*cmd, req->dtype, "fp32 | bf16 | fp16", "element type of the input values (encoding)");
   add_out_dtype(*cmd, req->out_dtype, "element type of the output values (with --decode)");
   cmd->add_flag("--decode", req->decode, "codes in, --out-dtype values out (exact)");

@@ -15,8 +15,13 @@
 //                negative value that rounds to a nonzero magnitude is below the range [0, 448],
 //                so satfinite clamps it to 0x00 and non-saturating gives NaN 0x7F. NaN -> 0x7F.
 //
-// ml_dtypes (0.6, numpy astype from float32; established over all 2^32 inputs by
-// tests/reference/ml_dtypes_dialect_test.cpp): one behaviour per type, so one mode each.
+// ml_dtypes (numpy astype from float32; established over all 2^32 inputs by
+// tests/reference/ml_dtypes_dialect_test.cpp): one behaviour per type, so one mode each. Two
+// behaviour ranges, told apart by E8M0 of fp32 subnormals (measured, both releases exhaustively):
+//   ml_dtypes@0.6  subnormals above 2^-127 round up to 0x01 (the field-based tie-break below);
+//   ml_dtypes = ml_dtypes@0.7  subnormals round to the nearer of 2^-127 and 2^-126 by value, the
+//                  tie 1.5 * 2^-127 up (0x00400001..0x005FFFFF -> 0x00, from 0x00600000 -> 0x01).
+//   Everything else is the same in both.
 //   float8_e4m3fn   nearest-even, non-saturating: overflow and +-Inf -> NaN with the input's
 //                   sign (0x7F / 0xFF); NaN keeps its sign (0x7F / 0xFF).
 //   float4_e2m1fn   nearest-even, saturating (+-Inf -> +-6); +NaN -> 0x8, -NaN -> 0x0 (the NaN
@@ -24,7 +29,8 @@
 //   float8_e8m0fnu  "nearest-even" decided on the fp32 fields: guard/round/sticky bits of the
 //                   mantissa, ties broken by the implicit bit. For normal inputs that bit is 1,
 //                   so every tie rounds up (3.0 -> 4.0, 0.75 -> 1.0); for fp32 subnormals it is
-//                   0 and any value above 2^-127 goes up to 0x01 (2^-126), even 1.1 * 2^-127.
+//                   0 and (ml_dtypes@0.6 only) any value above 2^-127 goes up to 0x01
+//                   (2^-126), even 1.1 * 2^-127.
 //                   Non-saturating (overflow, Inf -> 0xFF); +-0 and every negative input -> 0xFF
 //                   (NaN); at or below 2^-127 -> 0x00.
 //   (no UE4M3 type in ml_dtypes)
@@ -40,7 +46,7 @@
 //                   |x| >= 480 or Inf -> NaN 0x7F|s (mode none). torch@2.15 saturates: overflow
 //                   and Inf -> +-448 (mode finite). Each accepts only its own saturation mode.
 //   float8_e8m0fnu  (both) c10 fp8e8m0fnu_from_fp32_value: the same field-based nearest as
-//                   ml_dtypes (ties up; fp32 subnormals above 2^-127 -> 0x01), non-saturating
+//                   ml_dtypes@0.6 (ties up; fp32 subnormals above 2^-127 -> 0x01), non-saturating
 //                   (rounding past 0xFE, Inf and NaN -> 0xFF), but the sign bit is ignored (|x|)
 //                   and +-0 -> 0x00.
 //   (torch has no elementwise conversion to float4_e2m1fn_x2 and no UE4M3 dtype)
@@ -77,7 +83,7 @@ struct EncodeRules {
   std::uint8_t nan_negative;   // ... with sign bit 1
   NegativeRule negative;
   bool zero_is_nan;
-  // ml_dtypes / c10 E8M0: nearest decided on the fp32 fields, whose tie-break bit (the
+  // ml_dtypes 0.6 / c10 E8M0: nearest decided on the fp32 fields, whose tie-break bit (the
   // implicit bit) is 0 for fp32 subnormals, so those round up (see the dialect notes above).
   bool subnormal_inputs_round_up;
 };
@@ -100,6 +106,7 @@ constexpr const char* unsupported_reason(const FloatFormat& format, ConvertMode 
       if (e8m0 && rne) return "cuda e8m0 rounds only toward-zero (floor) or up (ceil)";
       return nullptr;
     case Dialect::kMlDtypes:
+    case Dialect::kMlDtypes06:
       if (ue4m3) return "ml_dtypes has no ue4m3 type";
       if (!rne) return "ml_dtypes astype rounds only nearest-even";
       if (e2m1 && !finite) return "ml_dtypes float4_e2m1fn always saturates (finite)";
@@ -145,7 +152,7 @@ constexpr EncodeRules rules_for(const FloatFormat& format, ConvertMode mode) {
   r.negative = format == kUE4M3 ? NegativeRule::kZeroOrNan : NegativeRule::kMagnitude;
   r.zero_is_nan = false;
   r.subnormal_inputs_round_up = false;
-  if (mode.dialect == Dialect::kMlDtypes) {
+  if (mode.dialect == Dialect::kMlDtypes || mode.dialect == Dialect::kMlDtypes06) {
     if (format == kE2M1) {
       r.nan_positive = sign_bit;  // 0x8
       r.nan_negative = 0;
@@ -155,7 +162,7 @@ constexpr EncodeRules rules_for(const FloatFormat& format, ConvertMode mode) {
     if (format == kE8M0) {
       r.negative = NegativeRule::kNan;
       r.zero_is_nan = true;
-      r.subnormal_inputs_round_up = true;
+      r.subnormal_inputs_round_up = mode.dialect == Dialect::kMlDtypes06;
     }
   }
   if (mode.dialect == Dialect::kTorch || mode.dialect == Dialect::kTorch211) {

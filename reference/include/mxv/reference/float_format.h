@@ -48,13 +48,15 @@ enum class Saturation : std::uint8_t { kFinite, kNone };
 /// Whose behaviour a conversion reproduces (docs/semantics.md section 3).
 enum class Dialect : std::uint8_t {
   kCuda,      // CUDA 13.0 headers and PTX cvt (the default)
-  kMlDtypes,  // ml_dtypes 0.6 astype
+  kMlDtypes,  // ml_dtypes astype, newest measured (0.7): "ml_dtypes", "ml_dtypes@0.7"
   kTorch,     // torch .to(float8_e4m3fn / float8_e8m0fnu), newest measured (2.15): "torch", "torch@2.15"
   kTorch211,  // the same casts in torch 2.11 (E4M3 overflow -> NaN): "torch@2.11"
+  kMlDtypes06,  // ml_dtypes 0.6 (E8M0: fp32 subnormals above 2^-127 round up): "ml_dtypes@0.6"
 };
 
 /// Every dialect, in enumerator order (for sweeps over all of them).
-inline constexpr Dialect kAllDialects[] = {Dialect::kCuda, Dialect::kMlDtypes, Dialect::kTorch, Dialect::kTorch211};
+inline constexpr Dialect kAllDialects[] = {Dialect::kCuda, Dialect::kMlDtypes, Dialect::kTorch, Dialect::kTorch211,
+                                        Dialect::kMlDtypes06};
 
 struct ConvertMode {
   Rounding rounding = Rounding::kNearestEven;
@@ -93,7 +95,8 @@ void decode(const FloatFormat& format, std::span<const std::uint8_t> in, std::sp
             Dialect dialect = Dialect::kCuda);
 
 /// Parse "e2m1" / "e4m3" / "ue4m3" / "e8m0", "nearest-even" / "toward-zero" / "up",
-/// "finite" / "none", "cuda" / "ml_dtypes" / "torch" (= "torch@2.15") / "torch@2.11"; throw
+/// "finite" / "none", "cuda" / "ml_dtypes" (= "ml_dtypes@0.7") / "ml_dtypes@0.6" / "torch"
+/// (= "torch@2.15") / "torch@2.11"; throw
 /// std::invalid_argument otherwise. to_string gives each dialect's first name.
 const FloatFormat& format_by_name(std::string_view name);
 Rounding rounding_by_name(std::string_view name);

@@ -91,7 +91,7 @@ constexpr std::uint8_t encode_bits(std::uint32_t bits) {
       std::min(static_cast<std::int32_t>(kShift) + kMinField - e_sub, 31));
   std::uint32_t sub_q = round_shift<R.rounding>(sig, sub_shift, (sig >> sub_shift) & 1u);
   if constexpr (R.subnormal_inputs_round_up) {
-    // ml_dtypes / c10 E8M0 quirk: for fp32 subnormals the tie-break bit they use is 0 and any
+    // ml_dtypes 0.6 / c10 E8M0 quirk: for fp32 subnormals the tie-break bit they use is 0 and any
     // nonzero guard bit rounds up, which is ceil here (base is -1: above 2^-127 -> 0x01).
     sub_q = e == 0 ? round_shift<Rounding::kUp>(sig, sub_shift, 0u) : sub_q;
   }

@@ -295,6 +295,29 @@ TEST(LibraryConformancePlanted, TorchReleasesAreToldApart) {
   EXPECT_EQ(cuda.reports.at(0).listed.at(0).input_bits, 0xFFC00000u);
 }
 
+// The two ml_dtypes ranges differ in E8M0 of fp32 subnormals alone: each release's capture held to
+// the other's dialect fails at exactly the captured subnormals strictly between 2^-127 and
+// 1.5 * 2^-127 (0.6 rounds them up to 0x01, 0.7 to the nearer 0x00), and nowhere else.
+TEST(LibraryConformancePlanted, MlDtypesReleasesAreToldApart) {
+  const std::pair<const char*, const char*> releases[] = {{"ml_dtypes-0.6.0.h5", "e8m0:nearest-even:none:ml_dtypes"},
+                                                          {"ml_dtypes-0.7.0.h5", "e8m0:nearest-even:none:ml_dtypes@0.6"}};
+  for (const auto& [file, other] : releases) {
+    const Capture cap = read_capture(kCaptures / file);
+    const CaptureGroup& g = find_group(cap, "/ml_dtypes_astype/float8_e8m0fnu");
+    ASSERT_TRUE(check_cast(g, *g.convert).ok()) << file;
+    const GroupVerdict v = check_cast(g, other);
+    ASSERT_FALSE(v.ok()) << file;
+    std::size_t between = 0;
+    for (std::uint32_t bits : g.input.data) between += bits > 0x0040'0000u && bits < 0x0060'0000u;
+    EXPECT_GT(between, 0u) << file << ": the inputs must reach the subnormals the releases disagree on";
+    EXPECT_EQ(v.mismatches(), between) << file << "\n" << v.text();
+    for (const auto& m : v.reports.at(0).listed) {
+      ASSERT_TRUE(m.input_bits.has_value()) << file;
+      EXPECT_TRUE(*m.input_bits > 0x0040'0000u && *m.input_bits < 0x0060'0000u) << file << std::hex << " 0x" << *m.input_bits;
+    }
+  }
+}
+
 // Every torch cast capture in the directory, whatever its release or device, claims a conversion
 // for each cast torch performed and matches it. This reads the directory when it runs, so a newly
 // committed torch-casts-*.h5 is checked even where the per-file test list was discovered before it.

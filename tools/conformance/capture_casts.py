@@ -17,15 +17,19 @@ ranges (reference/include/mxv/reference/dialect_rules.h): `torch@2.11` (E4M3 ove
 releases in TORCH_RELEASES were measured; for any other release the script says so and claims the
 range whose E4M3 overflow rule this torch shows on 480.0, so the conformance test then holds every
 captured value to that dialect (and fails if anything else differs).
-Needs torch, numpy and h5py; ml_dtypes is optional.
+Needs numpy and h5py, and torch or ml_dtypes (whichever is installed is captured; without torch
+the ml_dtypes file records torch_version "none").
 """
 
 import os
 import sys
 
 import numpy as np
-import torch
 
+try:
+    import torch
+except ImportError:  # ml_dtypes alone needs no torch: its capture is still written
+    torch = None
 try:
     import ml_dtypes
 except ImportError:  # the GPU machine's torch environment may not have it
@@ -129,6 +133,27 @@ def ml_dtypes_claims(dialect):
 def main():
     args = parse_args(__doc__)
     x = cast_inputs()
+    if torch is None:
+        print("torch is not installed: no torch capture")
+    else:
+        capture_torch(args, x)
+    if args.device != "cpu":
+        return
+    if ml_dtypes is None:
+        print("ml_dtypes is not installed: no ml_dtypes capture")
+        return
+    out = CaptureFile(os.path.join(args.out, f"ml_dtypes-{ml_dtypes.__version__}.h5"), "ml_dtypes",
+                      ml_dtypes.__version__, torch.__version__ if torch else "none", "cpu")
+    for name, (convert, reason) in ml_dtypes_claims(ml_dtypes_dialect()).items():
+        codes = x.astype(getattr(ml_dtypes, name)).view(np.uint8)
+        out.add("ml_dtypes_astype", name, function=f"x.astype(ml_dtypes.{name})", mode="cast", element=name,
+                block_size=0, preset="", x=x, suite="casts", codes=codes, convert=convert, unclaimed=reason)
+    out.close()
+    print(f"ml_dtypes casts: {out.groups} groups")
+
+
+def capture_torch(args, x):
+    """torch's casts on args.device into torch-casts-<version>[-<device>].h5."""
     version = torch.__version__.split("+")[0]
     claims = torch_claims(torch_dialect(args.device))
     out = CaptureFile(capture_path(args, "torch-casts", version), "torch", version, torch.__version__, args.device)
@@ -144,19 +169,6 @@ def main():
         out.add("torch_cast", name, codes=codes, **common)
     out.close()
     print(f"torch casts: {out.groups} groups")
-    if args.device != "cpu":
-        return
-    if ml_dtypes is None:
-        print("ml_dtypes is not installed: no ml_dtypes capture")
-        return
-    out = CaptureFile(os.path.join(args.out, f"ml_dtypes-{ml_dtypes.__version__}.h5"), "ml_dtypes",
-                      ml_dtypes.__version__, torch.__version__, "cpu")
-    for name, (convert, reason) in ml_dtypes_claims(ml_dtypes_dialect()).items():
-        codes = x.astype(getattr(ml_dtypes, name)).view(np.uint8)
-        out.add("ml_dtypes_astype", name, function=f"x.astype(ml_dtypes.{name})", mode="cast", element=name,
-                block_size=0, preset="", x=x, suite="casts", codes=codes, convert=convert, unclaimed=reason)
-    out.close()
-    print(f"ml_dtypes casts: {out.groups} groups")
 
 
 if __name__ == "__main__":

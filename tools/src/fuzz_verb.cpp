@@ -34,7 +34,7 @@ void add_fuzz_verb(CLI::App& app, int& exit_code) {
       ->type_name(kInt)
       ->excludes(minutes);
   add_seed(*cmd, *seed_text, "run seed", "a property's cases are a function of it and the property name", opt->seed);
-  add_text(*cmd, "--backend", opt->backend, "auto | cuda | emulated (default auto: every available backend)", kName);
+  add_backend(*cmd, opt->backend);
   add_text(*cmd, "--property", opt->properties, "run only this property (repeatable; see --list)", kName);
   cmd->add_flag("--list", opt->list, "list the properties and exit");
   add_text(*cmd, "--save-failure", opt->save_failure,

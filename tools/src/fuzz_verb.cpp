@@ -22,8 +22,8 @@ void add_fuzz_verb(CLI::App& app, int& exit_code) {
       app, "fuzz",
       "Property-based verification: generated kernel calls aimed at rounding and layout decisions, each checked "
       "against the reference and metamorphic identities on every available backend; a failure is shrunk to a "
-      "minimal counterexample and printed with the command that replays it (docs/fuzzing.md). Exit codes: 0 every "
-      "case passed, 1 a property failed, 2 a usage error");
+      "minimal counterexample and printed with the command that replays it (docs/fuzzing.md). " +
+          checking_exit_codes("a property failed"));
   // Typed values are parsed by mxv::io (option_value.h), so "nan", "-1" and a seed beyond 64 bits
   // are refused the way every verb refuses them.
   auto minutes_text = std::make_shared<std::optional<std::string>>();

@@ -113,6 +113,11 @@ CLI::Option* add_out_global(CLI::App& cmd, Dest& dest) {
 }
 
 // ---- help ----
+/// The end of the description of a verb that checks cases (verify, fuzz): its exit codes
+/// (docs/cli.md, "Exit codes"), `failure` saying what exit code 1 means for it.
+inline std::string checking_exit_codes(const std::string& failure) {
+  return "Exit codes: 0 every case passed, 1 " + failure + ", 2 a usage error";
+}
 /// The footer of a verb that reads and writes files: their layouts, then the rule every such verb
 /// keeps (docs/cli.md, "Exit codes").
 inline void add_files_footer(CLI::App& cmd, std::string_view layouts) {

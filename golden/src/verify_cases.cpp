@@ -136,7 +136,7 @@ VerifyCase base_case(VerifyKernel kernel, const std::string& preset, WideType dt
 
 /// The shape of a case that quantizes [rows, cols] values (quantize; swiglu_quantize, whose cols
 /// is I): its scale layout, grouped rows, NaN / Inf among the inputs, and the edge it covers.
-struct QuantizingShape {
+struct QuantizingCallShape {
   std::int64_t rows, cols;
   bool swizzled;
   std::vector<std::int64_t> groups;
@@ -144,7 +144,7 @@ struct QuantizingShape {
   std::string why;
 };
 
-VerifyCase quantizing_case(VerifyKernel kernel, const std::string& preset, WideType dtype, QuantizingShape s,
+VerifyCase quantizing_case(VerifyKernel kernel, const std::string& preset, WideType dtype, QuantizingCallShape s,
                            std::string variant) {
   VerifyCase c = base_case(kernel, preset, dtype, std::move(variant), std::move(s.why));
   c.rows = s.rows;

@@ -1,8 +1,7 @@
 // The check library's names for the reference's wide element types (WideType, vocabulary.h): the
 // code kind a report decodes a wide tensor with, the input kind a Context shows and the input bits
-// it holds. They live
-// beside the quantize specs, the one target that knows both sides, so mxv::check itself names
-// nothing of the reference.
+// it holds. They live beside the quantize specs, the one target that knows both sides, so
+// mxv::check itself names nothing of the reference.
 #pragma once
 
 #include <cstdint>

@@ -115,7 +115,7 @@ rc::Gen<FuzzCase> gen_quantize_case(bool allow_specials) {
     if (Recipe::by_name(v.preset).is_nvfp4()) {
       c.calibrated_amax_factor = *rc::gen::elementOf(std::vector<float>{0.0f, 1.0f, 2.0f, 0.5f});
     }
-    v.expect_variant = v.cols % block == 0 ? "quantize_vector" : "quantize_scalar";
+    v.expect_variant = golden::expected_quantize_variant(v.cols, block);
     return c;
   });
 }
@@ -132,7 +132,7 @@ rc::Gen<FuzzCase> gen_dequantize_case() {
     v.cols = v.n_packed ? *sized_pick<std::int64_t>({16, 17, 32, 48, 63, 64, 65, 80, 96, 128, 129, 192})
                         : *sized_pick<std::int64_t>({16, 32, 48, 62, 64, 66, 80, 96, 126, 128, 130, 192, 256});
     c.seed = *rc::gen::arbitrary<std::uint64_t>();
-    v.expect_variant = v.rows % 2 == 0 && v.cols % 64 == 0 ? "dequantize_tiled" : "dequantize_scalar";
+    v.expect_variant = golden::expected_dequantize_variant(v.rows, v.cols);
     return c;
   });
 }

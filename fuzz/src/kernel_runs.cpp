@@ -4,13 +4,14 @@
 #include <initializer_list>
 
 #include "mxv/device/convert.h"
+#include "mxv/golden/backend_run.h"
 #include "mxv/reference/quantize.h"
 
 namespace mxv::fuzz::detail {
 
 namespace {
 
-constexpr std::uint8_t kSentinel = 0xCD;
+constexpr std::uint8_t kSentinel = golden::kOutputSentinel;
 
 /// The backend's findings and the guard damage of `buffers`, one line each.
 std::string problems_of(device::Backend& be, std::initializer_list<const device::DeviceBuffer*> buffers) {

@@ -272,15 +272,19 @@ std::vector<float> quantize_inputs(const Recipe& recipe, WideType dtype, std::in
   return QuantizeAim(recipe, dtype, mix, rng).tensor(rows, cols);
 }
 
+void scale_into_silu_range(std::span<float> values) {
+  for (float& x : values) {
+    if (std::isfinite(x) && std::fabs(x) < 1e6f) x *= 0.25f;
+  }
+}
+
 std::vector<float> swiglu_inputs(const Recipe& recipe, WideType dtype, std::int64_t rows, std::int64_t inter,
                                  const ValueMix& mix, std::uint64_t seed) {
   // The background: aimed activations, scaled by 1/4 (exact) into SiLU's interesting range.
   ValueMix background = mix;
   background.extreme_tensor = false;
   std::vector<float> v = quantize_inputs(recipe, dtype, rows, 2 * inter, background, seed);
-  for (float& x : v) {
-    if (std::isfinite(x) && std::fabs(x) < 1e6f) x *= 0.25f;
-  }
+  scale_into_silu_range(v);
   Rng rng(mix_seed(seed, 0x5A1Cu));
   const Grid grid(dtype);
   const float limit = recipe.limit;

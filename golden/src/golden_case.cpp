@@ -5,12 +5,12 @@
 #include "mxv/golden/golden_case.h"
 
 #include <bit>
-#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
 #include "mxv/check/quantize_specs.h"
 #include "mxv/check/wide_kinds.h"
+#include "mxv/reference/gate_up_bytes.h"
 #include "mxv/reference/swiglu_quantize.h"
 #include "mxv/reference/wide_float.h"
 
@@ -44,14 +44,6 @@ DatasetSpec spec(std::string name, check::CodeKind kind, std::vector<std::uint64
 DatasetSpec code_spec(std::string name, const FloatFormat& f, std::int64_t n) {
   const std::int64_t bytes = f == kE2M1 ? (n + 1) / 2 : n;
   return spec(std::move(name), code_kind(f), {u64(bytes)});
-}
-
-/// Raw bits of wide values (bf16 / fp16 in the low 16 bits), for check::Context::input_bits.
-std::vector<std::uint32_t> bits_of(WideType t, std::span<const std::uint8_t> bytes) {
-  const std::size_t w = bytes_of(t);
-  std::vector<std::uint32_t> bits(bytes.size() / w, 0);
-  for (std::size_t i = 0; i < bits.size(); ++i) std::memcpy(&bits[i], &bytes[i * w], w);
-  return bits;
 }
 
 /// The quantize / swiglu output datasets (element and scale layouts of reference/quantize.h).
@@ -289,7 +281,7 @@ std::unique_ptr<ReferenceRun> run_reference(const CaseParams& p, std::span<const
     case Op::kEncode: {
       const FloatFormat& f = format_by_name(p.format);
       const std::vector<std::uint8_t>& x = inputs[0].bytes;
-      run->input_bits = bits_of(p.dtype, x);
+      run->input_bits = check::input_bits(p.dtype, x);
       run->pre_rounding = widen_to_fp32(p.dtype, x);
       const std::size_t n = sz(p.cols);
       std::vector<std::uint8_t> codes(n);
@@ -337,7 +329,7 @@ std::unique_ptr<ReferenceRun> run_reference(const CaseParams& p, std::span<const
       qo.group_counts = p.groups;
       qo.tensor_amax = p.tensor_amax;
       run->q = quantize_activations(p.recipe, p.dtype, inputs[0].bytes, p.rows, p.cols, qo);
-      run->input_bits = bits_of(p.dtype, inputs[0].bytes);
+      run->input_bits = check::input_bits(p.dtype, inputs[0].bytes);
       run->add_quantized(p.recipe, out_specs, run->input_bits, check::input_kind(p.dtype));
       run->oracle = "mxv reference: quantize_activations (reference/src/quantize.cpp)";
       break;
@@ -357,24 +349,14 @@ std::unique_ptr<ReferenceRun> run_reference(const CaseParams& p, std::span<const
       break;
     }
     case Op::kSwigluQuantize: {
-      const std::vector<std::uint8_t>& x = inputs[0].bytes;
-      std::vector<std::uint16_t> bf16;
-      std::vector<float> fp32;
-      GateUpView view;
-      if (p.dtype == WideType::kBf16) {
-        bf16.resize(x.size() / 2);
-        std::memcpy(bf16.data(), x.data(), x.size());
-        view = GateUpView::from_bf16(bf16, sz(p.rows), sz(p.cols));
-      } else {
-        fp32 = widen_to_fp32(WideType::kFp32, x);
-        view = GateUpView::from_fp32(fp32, sz(p.rows), sz(p.cols));
-      }
+      // validate() admits fp32 and bf16 gate/up only.
+      const GateUpBytes gate_up(p.dtype, inputs[0].bytes, sz(p.rows), sz(p.cols));
       SwigluQuantizeOptions so;
       so.layout = p.gate_up;
       so.rows_per_expert = p.groups;
       so.scale_layout = p.scale_layout;
       so.tensor_amax = p.tensor_amax;
-      run->q = swiglu_quantize_fused(p.recipe, view, so).quantized;
+      run->q = swiglu_quantize_fused(p.recipe, gate_up.view(), so).quantized;
       run->add_quantized(p.recipe, out_specs, {}, check::InputKind::kNone);
       run->oracle = "mxv reference: swiglu_quantize_fused (reference/src/swiglu_quantize.cpp)";
       break;

@@ -98,43 +98,60 @@ void add_codes(std::vector<GoldenCase>& out) {
   }
 }
 
-// ---- quantize --------------------------------------------------------------------------------
+// ---- quantize and swiglu ---------------------------------------------------------------------
+
+/// The shape of a case that quantizes [rows, cols] values (quantize; swiglu, whose cols is I): the
+/// input dtype, the scale layout, grouped rows, NaN / Inf among the inputs, the tag its name
+/// carries and the edge it covers.
+struct QuantizingShape {
+  std::int64_t rows, cols;
+  WideType dtype;
+  ScaleLayout layout;
+  std::vector<std::int64_t> groups;
+  bool specials;
+  const char* tag;
+  const char* why;
+};
+
+/// The parameters of an `op` case with `recipe` over `s`; the caller adds what only its op has.
+CaseParams quantizing_params(Op op, const Recipe& recipe, const QuantizingShape& s) {
+  return {.op = op,
+          .mode = {},  // encode / decode only
+          .recipe = recipe,
+          .dtype = s.dtype,
+          .rows = s.rows,
+          .cols = s.cols,
+          .groups = s.groups,
+          .scale_layout = s.layout,
+          .tensor_amax = std::nullopt};  // the caller's to calibrate
+}
 
 void add_quantize(std::vector<GoldenCase>& out, std::uint64_t seed) {
   struct Shape {
-    std::int64_t rows, cols;
-    ScaleLayout layout;
-    WideType dtype;
-    std::vector<std::int64_t> groups;
-    bool specials;
+    QuantizingShape q;
     bool calibrated;  // NVFP4: tensor amax 2688 (S_enc = 1), so midpoint blocks are exact ties
-    const char* tag;
-    const char* why;
   };
   const std::vector<Shape> shapes = {
-      {7, 400, ScaleLayout::kLinear, WideType::kFp32, {}, true, true, "",
-       "odd rows, K = 400 (not a multiple of 64), every block kind incl. NaN / Inf; NVFP4: S_enc = 1 so midpoints are ties"},
-      {3, 17, ScaleLayout::kSwizzled128x4, WideType::kFp32, {}, false, false, "",
-       "odd K: a partial last block, the last byte's high nibble 0, swizzled padding"},
-      {256, 32, ScaleLayout::kSwizzled128x4, WideType::kBf16, {}, false, false, "",
-       "tiled: two 128-row scale tiles, bf16 input"},
-      {385, 32, ScaleLayout::kSwizzled128x4, WideType::kBf16, {1, 127, 128, 129}, false, false, ".grouped",
-       "grouped rows 1/127/128/129, each expert's scales in its own 128-row tiles"},
-      {130, 48, ScaleLayout::kLinear, WideType::kBf16, {2, 0, 128}, true, false, ".grouped",
-       "grouped rows with an empty expert, linear scales, NaN / Inf"},
+      {{7, 400, WideType::kFp32, ScaleLayout::kLinear, {}, true, "",
+        "odd rows, K = 400 (not a multiple of 64), every block kind incl. NaN / Inf; NVFP4: S_enc = 1 so midpoints are ties"},
+       true},
+      {{3, 17, WideType::kFp32, ScaleLayout::kSwizzled128x4, {}, false, "",
+        "odd K: a partial last block, the last byte's high nibble 0, swizzled padding"},
+       false},
+      {{256, 32, WideType::kBf16, ScaleLayout::kSwizzled128x4, {}, false, "", "tiled: two 128-row scale tiles, bf16 input"},
+       false},
+      {{385, 32, WideType::kBf16, ScaleLayout::kSwizzled128x4, {1, 127, 128, 129}, false, ".grouped",
+        "grouped rows 1/127/128/129, each expert's scales in its own 128-row tiles"},
+       false},
+      {{130, 48, WideType::kBf16, ScaleLayout::kLinear, {2, 0, 128}, true, ".grouped",
+        "grouped rows with an empty expert, linear scales, NaN / Inf"},
+       false},
   };
   for (const std::string_view preset : Recipe::preset_names()) {
     const Recipe recipe = Recipe::by_name(preset);
-    for (const Shape& s : shapes) {
-      CaseParams p;
-      p.op = Op::kQuantize;
-      p.recipe = recipe;
-      p.dtype = s.dtype;
-      p.rows = s.rows;
-      p.cols = s.cols;
-      p.groups = s.groups;
-      p.scale_layout = s.layout;
-      if (recipe.is_nvfp4() && s.calibrated) p.tensor_amax = 2688.0f;
+    for (const auto& [s, calibrated] : shapes) {
+      CaseParams p = quantizing_params(Op::kQuantize, recipe, s);
+      if (recipe.is_nvfp4() && calibrated) p.tensor_amax = 2688.0f;
       const std::string name = "quantize." + std::string(preset) + "." + dims(s.rows, s.cols) + s.tag + "." +
                                layout_tag(s.layout) + "." + std::string(to_string(s.dtype));
       const std::vector<float> x = quantize_inputs(recipe, s.rows, s.cols, case_seed(seed, name), s.specials);
@@ -206,51 +223,39 @@ float activation_amax(const Recipe& r, const std::vector<float>& x, std::int64_t
 
 void add_swiglu(std::vector<GoldenCase>& out, std::uint64_t seed) {
   struct Shape {
-    std::int64_t rows, inter;
-    WideType dtype;
-    ScaleLayout layout;
-    std::vector<std::int64_t> groups;
-    bool specials;
+    QuantizingShape q;  // cols = I
     bool every_preset;
-    const char* tag;
-    const char* why;
   };
   const std::vector<Shape> shapes = {
-      {5, 32, WideType::kFp32, ScaleLayout::kLinear, {}, true, true, "",
-       "two NVFP4 blocks per row, clamp and exp edges, NaN / Inf"},
-      {385, 16, WideType::kBf16, ScaleLayout::kSwizzled128x4, {1, 127, 128, 129}, false, false, ".grouped",
-       "grouped rows 1/127/128/129, swizzled scales per expert, bf16 gate/up"},
+      {{5, 32, WideType::kFp32, ScaleLayout::kLinear, {}, true, "", "two NVFP4 blocks per row, clamp and exp edges, NaN / Inf"},
+       true},
+      {{385, 16, WideType::kBf16, ScaleLayout::kSwizzled128x4, {1, 127, 128, 129}, false, ".grouped",
+        "grouped rows 1/127/128/129, swizzled scales per expert, bf16 gate/up"},
+       false},
   };
   for (const std::string_view preset : Recipe::preset_names()) {
     const Recipe base = Recipe::by_name(preset);
     if (!base.is_nvfp4()) continue;
-    for (const Shape& s : shapes) {
-      if (!s.every_preset && preset != "nvfp4_te") continue;
+    for (const auto& [s, every_preset] : shapes) {
+      if (!every_preset && preset != "nvfp4_te") continue;
       for (const char* layout_name : {"halves", "interleaved:1", "interleaved:8"}) {
         for (const Activation act : {Activation::kSilu, Activation::kSwigluClamped}) {
           for (const Intermediate im : {Intermediate::kFp32, Intermediate::kBf16}) {
             // The large grouped shape pairs each activation with one intermediate precision (silu:
             // fp32, clamped: bf16); the small shape covers every combination for every preset.
-            if (!s.every_preset && (act == Activation::kSilu) != (im == Intermediate::kFp32)) continue;
-            CaseParams p;
-            p.op = Op::kSwigluQuantize;
-            p.recipe = base;
+            if (!every_preset && (act == Activation::kSilu) != (im == Intermediate::kFp32)) continue;
+            CaseParams p = quantizing_params(Op::kSwigluQuantize, base, s);
             p.recipe.activation = act;
             p.recipe.intermediate = im;
-            p.dtype = s.dtype;
-            p.rows = s.rows;
-            p.cols = s.inter;
-            p.groups = s.groups;
-            p.scale_layout = s.layout;
             p.gate_up = GateUpLayout::parse(layout_name);
             std::string layout_tag = layout_name;
             layout_tag.erase(std::remove(layout_tag.begin(), layout_tag.end(), ':'), layout_tag.end());
-            const std::string name = "swiglu." + std::string(preset) + "." + dims(s.rows, s.inter) + s.tag + "." +
+            const std::string name = "swiglu." + std::string(preset) + "." + dims(s.rows, s.cols) + s.tag + "." +
                                      layout_tag + "." + std::string(to_string(act)) + ".i" +
                                      std::string(to_string(im)) + "." + std::string(to_string(s.dtype));
-            const std::uint64_t cs = case_seed(seed, dims(s.rows, s.inter) + s.tag + std::string(to_string(s.dtype)));
-            std::vector<std::uint8_t> x = narrow_from_fp32(s.dtype, swiglu_inputs(s.rows, s.inter, cs, s.specials));
-            p.tensor_amax = activation_amax(p.recipe, widen_to_fp32(s.dtype, x), s.rows, s.inter, p.gate_up);
+            const std::uint64_t cs = case_seed(seed, dims(s.rows, s.cols) + s.tag + std::string(to_string(s.dtype)));
+            std::vector<std::uint8_t> x = narrow_from_fp32(s.dtype, swiglu_inputs(s.rows, s.cols, cs, s.specials));
+            p.tensor_amax = activation_amax(p.recipe, widen_to_fp32(s.dtype, x), s.rows, s.cols, p.gate_up);
             out.push_back(make_case(name, p, {input_dataset(p, "gate_up", std::move(x))}, s.why));
           }
         }

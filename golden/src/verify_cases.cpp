@@ -107,26 +107,63 @@ std::string VerifyCase::id() const {
 
 std::uint64_t case_seed(std::uint64_t run_seed, const VerifyCase& c) { return case_seed(run_seed, c.id()); }
 
+std::string expected_dequantize_variant(std::int64_t n, std::int64_t k) {
+  return n % 2 == 0 && k % 64 == 0 ? "dequantize_tiled" : "dequantize_scalar";
+}
+
+std::string expected_quantize_variant(std::int64_t k, std::int64_t block_size) {
+  return k % block_size == 0 ? "quantize_vector" : "quantize_scalar";
+}
+
 namespace {
 
 constexpr WideType kF32 = WideType::kFp32;
 constexpr WideType kBf16 = WideType::kBf16;
 constexpr WideType kF16 = WideType::kFp16;
 
+/// A case of `kernel` with `preset` and `dtype`, expecting `variant` to run ("" = not stated),
+/// covering `why`, its inputs drawn from its seed; the caller fills in the shape.
+VerifyCase base_case(VerifyKernel kernel, const std::string& preset, WideType dtype, std::string variant,
+                     std::string why) {
+  VerifyCase c;
+  c.kernel = kernel;
+  c.preset = preset;
+  c.dtype = dtype;
+  c.expect_variant = std::move(variant);
+  c.why = std::move(why);
+  return c;
+}
+
+/// The shape of a case that quantizes [rows, cols] values (quantize; swiglu_quantize, whose cols
+/// is I): its scale layout, grouped rows, NaN / Inf among the inputs, and the edge it covers.
+struct QuantizingCallShape {
+  std::int64_t rows, cols;
+  bool swizzled;
+  std::vector<std::int64_t> groups;
+  bool specials;
+  std::string why;
+};
+
+VerifyCase quantizing_case(VerifyKernel kernel, const std::string& preset, WideType dtype, QuantizingCallShape s,
+                           std::string variant) {
+  VerifyCase c = base_case(kernel, preset, dtype, std::move(variant), std::move(s.why));
+  c.rows = s.rows;
+  c.cols = s.cols;
+  c.groups = std::move(s.groups);
+  c.swizzled = s.swizzled;
+  c.specials = s.specials;
+  return c;
+}
+
 void add_convert(std::vector<VerifyCase>& out, bool quick) {
   for (const std::string& f : supported_presets(VerifyKernel::kConvert)) {
     for (const WideType t : {kF32, kBf16, kF16}) {
       if (quick && t != kF32) continue;
       auto add = [&](std::int64_t n, bool decode, std::string why) {
-        VerifyCase c;
-        c.kernel = VerifyKernel::kConvert;
-        c.preset = f;
-        c.dtype = t;
+        VerifyCase c = base_case(VerifyKernel::kConvert, f, t, "convert", std::move(why));
         c.cols = n;
         c.decode = decode;
         c.specials = !decode;
-        c.expect_variant = "convert";
-        c.why = std::move(why);
         out.push_back(std::move(c));
       };
       add(1, false, "one element (E2M1: a half byte, high nibble zero)");
@@ -136,12 +173,6 @@ void add_convert(std::vector<VerifyCase>& out, bool quick) {
       if (f != "e8m0-rp") add(f == "e2m1" ? 512 : 256, true, "every code");
     }
   }
-}
-
-/// The dequantize gate in the catalogue's words: tiled iff N even and K a multiple of 64 (the grid
-/// and alignment conditions always hold for these small, guarded shapes).
-std::string dequantize_expected(std::int64_t n, std::int64_t k) {
-  return n % 2 == 0 && k % 64 == 0 ? "dequantize_tiled" : "dequantize_scalar";
 }
 
 void add_dequantize(std::vector<VerifyCase>& out, bool quick) {
@@ -181,16 +212,11 @@ void add_dequantize(std::vector<VerifyCase>& out, bool quick) {
       if (quick && t != kBf16) continue;
       for (const S& s : kShapes) {
         if (quick && !s.quick) continue;
-        VerifyCase c;
-        c.kernel = VerifyKernel::kDequantize;
-        c.preset = p;
-        c.dtype = t;
+        VerifyCase c = base_case(VerifyKernel::kDequantize, p, t, expected_dequantize_variant(s.n, s.k), s.why);
         c.experts = s.e;
         c.rows = s.n;
         c.cols = s.k;
         c.n_packed = s.n_packed;
-        c.expect_variant = dequantize_expected(s.n, s.k);
-        c.why = s.why;
         out.push_back(std::move(c));
       }
     }
@@ -205,18 +231,9 @@ void add_quantize(std::vector<VerifyCase>& out, bool quick) {
       auto add = [&](std::int64_t rows, std::int64_t cols, bool swz, std::vector<std::int64_t> groups, bool specials,
                      bool in_quick, std::string why) {
         if (quick && !in_quick) return;
-        VerifyCase c;
-        c.kernel = VerifyKernel::kQuantize;
-        c.preset = p;
-        c.dtype = t;
-        c.rows = rows;
-        c.cols = cols;
-        c.swizzled = swz;
-        c.groups = std::move(groups);
-        c.specials = specials;
-        c.expect_variant = cols % block == 0 ? "quantize_vector" : "quantize_scalar";
-        c.why = std::move(why);
-        out.push_back(std::move(c));
+        out.push_back(quantizing_case(VerifyKernel::kQuantize, p, t,
+                                      {rows, cols, swz, std::move(groups), specials, std::move(why)},
+                                      expected_quantize_variant(cols, block)));
       };
       add(1, 16, false, {}, false, true, "one row, one NVFP4 block (MX: a partial block)");
       add(3, 48, true, {}, false, false, "K = 48: one NVFP4 block short of 64");
@@ -244,24 +261,16 @@ void add_swiglu(std::vector<VerifyCase>& out, bool quick) {
       auto add = [&](std::int64_t rows, std::int64_t inter, const char* layout, bool swz, std::vector<std::int64_t> groups,
                      bool specials, bool in_quick, std::string why) {
         if (quick && !in_quick) return;
-        VerifyCase c;
-        c.kernel = VerifyKernel::kSwigluQuantize;
-        c.preset = p;
-        c.dtype = t;
-        c.rows = rows;
-        c.cols = inter;
+        VerifyCase c = quantizing_case(VerifyKernel::kSwigluQuantize, p, t,
+                                       {rows, inter, swz, std::move(groups), specials, std::move(why)},
+                                       "swiglu_quantize_fused");
         c.gate_up_layout = layout;
-        c.swizzled = swz;
-        c.groups = std::move(groups);
-        c.specials = specials;
         // A preset that names its activation keeps it; otherwise alternate silu / clamped, and the
         // intermediate precision, over the shapes.
         c.activation = r.activation != Activation::kNone ? r.activation
                                                          : (n % 2 == 0 ? Activation::kSilu : Activation::kSwigluClamped);
         c.intermediate = (n / 2) % 2 == 0 ? Intermediate::kFp32 : Intermediate::kBf16;
         ++n;
-        c.expect_variant = "swiglu_quantize_fused";
-        c.why = std::move(why);
         out.push_back(std::move(c));
       };
       // I in whole blocks of the recipe: 1, 3, 5 and 25 blocks (NVFP4: 16, 48, 80, 400).

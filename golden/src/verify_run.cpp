@@ -20,6 +20,7 @@
 #include "mxv/check/quantize_specs.h"
 #include "mxv/check/wide_kinds.h"
 #include "mxv/reference/float_format.h"
+#include "mxv/reference/gate_up_bytes.h"
 #include "mxv/reference/swiglu.h"
 #include "mxv/reference/weight_layout.h"
 #include "mxv/reference/wide_float.h"
@@ -32,14 +33,6 @@ using device::Backend;
 using device::DeviceBuffer;
 
 constexpr std::uint8_t kSentinel = kOutputSentinel;
-
-/// Raw input bits per element (bf16 / fp16 in the low 16 bits) of little-endian wide bytes.
-std::vector<std::uint32_t> bits_of(WideType t, const std::vector<std::uint8_t>& bytes) {
-  const std::size_t w = bytes_of(t);
-  std::vector<std::uint32_t> bits(bytes.size() / w, 0);
-  for (std::size_t i = 0; i < bits.size(); ++i) std::memcpy(&bits[i], &bytes[i * w], w);
-  return bits;
-}
 
 /// Runs one case and collects its verdict.
 class CaseRun {
@@ -128,7 +121,7 @@ class CaseRun {
           std::memcpy(&in[i * w], &r, w);
         }
       }
-      const std::vector<std::uint32_t> bits = bits_of(c_.dtype, in);
+      const std::vector<std::uint32_t> bits = check::input_bits(c_.dtype, in);
       std::vector<std::uint8_t> codes(count);
       for (std::size_t i = 0; i < count; ++i) {
         const auto h = static_cast<std::uint16_t>(bits[i]);
@@ -141,18 +134,10 @@ class CaseRun {
         expected.assign((count + 1) / 2, 0);
         for (std::size_t i = 0; i < count; ++i) expected[i / 2] |= static_cast<std::uint8_t>(codes[i] << (4 * (i % 2)));
       }
-      DeviceBuffer ib = be_.alloc_upload(std::span<const std::uint8_t>(in), "in");
-      DeviceBuffer ob = be_.alloc(expected.size(), "codes", kSentinel);
-      a.direction = device::ConvertDirection::kEncode;
-      a.in = &ib;
-      a.out = &ob;
-      device::convert(be_, a);
-      be_.synchronize();
       check::Context ctx;
       ctx.input_kind = check::input_kind(c_.dtype);
       ctx.input_bits = bits;
-      compare("codes", spec_codes, expected, ob, ctx);
-      check_input_guards({&ib});
+      convert_and_compare(a, device::ConvertDirection::kEncode, in, "in", "codes", spec_codes, expected, ctx);
     } else {
       // Every code once: byte i holds code i (E2M1: both nibbles of every byte).
       std::vector<std::uint8_t> codes(packed ? (count + 1) / 2 : count);
@@ -163,16 +148,25 @@ class CaseRun {
         values[i] = decode(ref, code);
       }
       const std::vector<std::uint8_t> expected = narrow_from_fp32(c_.dtype, values);
-      DeviceBuffer ib = be_.alloc_upload(std::span<const std::uint8_t>(codes), "codes");
-      DeviceBuffer ob = be_.alloc(expected.size(), "wide", kSentinel);
-      a.direction = device::ConvertDirection::kDecode;
-      a.in = &ib;
-      a.out = &ob;
-      device::convert(be_, a);
-      be_.synchronize();
-      compare("decoded", check::OutputSpec::tensor("decoded", check::code_kind(c_.dtype), 1, count), expected, ob);
-      check_input_guards({&ib});
+      convert_and_compare(a, device::ConvertDirection::kDecode, codes, "codes", "wide",
+                          check::OutputSpec::tensor("decoded", check::code_kind(c_.dtype), 1, count), expected, {});
     }
+  }
+
+  /// Runs the convert kernel `direction` over `in` into a sentinel-filled output of expected.size()
+  /// bytes, compares that output (under the spec's name) and checks the input's guards.
+  void convert_and_compare(device::ConvertArgs a, device::ConvertDirection direction, std::span<const std::uint8_t> in,
+                           const char* in_name, const char* out_name, const check::OutputSpec& spec,
+                           std::span<const std::uint8_t> expected, const check::Context& ctx) {
+    DeviceBuffer ib = be_.alloc_upload(in, in_name);
+    DeviceBuffer ob = be_.alloc(expected.size(), out_name, kSentinel);
+    a.direction = direction;
+    a.in = &ib;
+    a.out = &ob;
+    device::convert(be_, a);
+    be_.synchronize();
+    compare(spec.name, spec, expected, ob, ctx);
+    check_input_guards({&ib});
   }
 
   void dequantize() {
@@ -196,22 +190,21 @@ class CaseRun {
     DeviceBuffer db = be_.alloc_upload(std::span<const float>(s_dec), "s_dec");
     const auto total = static_cast<std::size_t>(e * n * k);
     DeviceBuffer ob = be_.alloc(total * bytes_of(c_.dtype), "out", kSentinel);
-    device::DequantizeArgs a;
-    a.recipe = recipe;
-    a.packing = c_.n_packed ? WeightPacking::kNPacked : WeightPacking::kKPacked;
-    a.out_type = c_.dtype;
-    a.experts = e;
-    a.n = n;
-    a.k = k;
-    a.packed = &pb;
-    a.scales = &sb;
-    a.s_dec = &db;
-    a.out = &ob;
+    const WeightPacking packing = c_.n_packed ? WeightPacking::kNPacked : WeightPacking::kKPacked;
+    const device::DequantizeArgs a{.recipe = recipe,
+                                   .packing = packing,
+                                   .out_type = c_.dtype,
+                                   .experts = e,
+                                   .n = n,
+                                   .k = k,
+                                   .packed = &pb,
+                                   .scales = &sb,
+                                   .s_dec = &db,
+                                   .out = &ob};
     device::dequantize(be_, a);
     be_.synchronize();
     const std::vector<std::uint8_t> expected =
-        dequantize_weights_to(recipe, c_.n_packed ? WeightPacking::kNPacked : WeightPacking::kKPacked, WeightShape{e, n, k},
-                              packed, scales, s_dec, c_.dtype);
+        dequantize_weights_to(recipe, packing, WeightShape{e, n, k}, packed, scales, s_dec, c_.dtype);
     auto spec = check::OutputSpec::tensor("out", check::code_kind(c_.dtype), static_cast<std::size_t>(n),
                                           static_cast<std::size_t>(k), static_cast<std::size_t>(e));
     spec.axes = {"expert", "n", "k"};
@@ -227,14 +220,24 @@ class CaseRun {
             check::element_context(recipe, ref, in_bits, check::input_kind(c_.dtype)));
     compare("scales", check::scale_spec(recipe, ref), ref.scales, scales, check::scale_context(ref));
     if (!recipe.is_nvfp4()) return;
-    if (amax != nullptr) {
-      const std::vector<float> want = {ref.tensor.at(0).amax};
-      compare("amax", check::OutputSpec::scalar("amax"), check::bytes_of(want), *amax);
-    }
-    if (s_dec != nullptr) {
-      const std::vector<float> want = {ref.tensor.at(0).s_dec};
-      compare("s_dec", check::OutputSpec::scalar("s_dec"), check::bytes_of(want), *s_dec);
-    }
+    if (amax != nullptr) compare_scalar("amax", ref.tensor.at(0).amax, *amax);
+    if (s_dec != nullptr) compare_scalar("s_dec", ref.tensor.at(0).s_dec, *s_dec);
+  }
+
+  /// Compares a one-float output with the model's value.
+  void compare_scalar(const std::string& name, float want, const DeviceBuffer& buf) {
+    const std::vector<float> expected = {want};
+    compare(name, check::OutputSpec::scalar(name), check::bytes_of(expected), buf);
+  }
+
+  /// The reference's options for the case's scales (layout, grouped rows) with `tensor_amax`; the
+  /// kernel's problem takes the same three, so the two sides cannot be given different ones.
+  QuantizeOptions quantize_options(std::optional<float> tensor_amax) const {
+    QuantizeOptions qo;
+    qo.scale_layout = c_.swizzled ? ScaleLayout::kSwizzled128x4 : ScaleLayout::kLinear;
+    qo.group_counts = c_.groups;
+    qo.tensor_amax = tensor_amax;
+    return qo;
   }
 
   void quantize() {
@@ -245,27 +248,23 @@ class CaseRun {
                   : fuzz::bug_hunting_values(count, static_cast<std::size_t>(recipe.block_size), seed_, c_.specials);
     if (v.size() != count) throw std::invalid_argument("explicit inputs: " + std::to_string(v.size()) + " values for " + std::to_string(count) + " elements");
     const std::vector<std::uint8_t> in = narrow_from_fp32(c_.dtype, v);
-    const ScaleLayout layout = c_.swizzled ? ScaleLayout::kSwizzled128x4 : ScaleLayout::kLinear;
-    QuantizeOptions qo;
-    qo.scale_layout = layout;
-    qo.group_counts = c_.groups;
-    if (c_.inputs && recipe.is_nvfp4()) qo.tensor_amax = c_.inputs->tensor_amax;
+    const QuantizeOptions qo =
+        quantize_options(c_.inputs && recipe.is_nvfp4() ? c_.inputs->tensor_amax : std::nullopt);
     const QuantizedActivations ref = quantize_activations(recipe, c_.dtype, in, c_.rows, c_.cols, qo);
 
-    device::QuantizeProblem prob;
-    prob.recipe = recipe;
-    prob.input_type = c_.dtype;
-    prob.rows = c_.rows;
-    prob.cols = c_.cols;
-    prob.scale_layout = layout;
-    prob.group_counts = c_.groups;
-    prob.tensor_amax = qo.tensor_amax;
+    const device::QuantizeProblem prob{.recipe = recipe,
+                                       .input_type = c_.dtype,
+                                       .rows = c_.rows,
+                                       .cols = c_.cols,
+                                       .scale_layout = qo.scale_layout,
+                                       .group_counts = qo.group_counts,
+                                       .tensor_amax = qo.tensor_amax};
     const device::QuantizePlan plan = device::plan_quantize(prob);
     DeviceBuffer ib = be_.alloc_upload(std::span<const std::uint8_t>(in), "input");
     device::QuantizeBuffers out = device::alloc_quantize_buffers(be_, plan, kSentinel);
     device::run_quantize(be_, plan, ib, out);
     be_.synchronize();
-    compare_quantized(recipe, ref, bits_of(c_.dtype, in), out.elements, out.scales, &out.amax, &out.s_dec);
+    compare_quantized(recipe, ref, check::input_bits(c_.dtype, in), out.elements, out.scales, &out.amax, &out.s_dec);
     check_input_guards({&ib, &out.tile_rows});
   }
 
@@ -274,56 +273,38 @@ class CaseRun {
     recipe.activation = c_.activation;
     recipe.intermediate = c_.intermediate;
     const auto rows = static_cast<std::size_t>(c_.rows), inter = static_cast<std::size_t>(c_.cols);
-    // Gate/up values: the bug-hunting mix scaled down by 4 so that SiLU's interesting range
-    // (around 0, the clamp limit 7, exp's overflow edge) is well populated.
+    // Gate/up values: the bug-hunting mix scaled into SiLU's interesting range.
     std::vector<float> gu;
     if (c_.inputs) {
       gu = c_.inputs->values;
       if (gu.size() != rows * 2 * inter) throw std::invalid_argument("explicit inputs: " + std::to_string(gu.size()) + " gate/up values for " + std::to_string(rows * 2 * inter));
     } else {
       gu = fuzz::bug_hunting_values(rows * 2 * inter, 16, seed_, c_.specials);
-      for (float& x : gu) {
-        if (std::isfinite(x) && std::fabs(x) < 1e6f) x *= 0.25f;
-      }
+      fuzz::scale_into_silu_range(gu);
     }
     const std::vector<std::uint8_t> in = narrow_from_fp32(c_.dtype, gu);
-    std::vector<std::uint16_t> in16;
-    GateUpView view;
-    std::vector<float> wide;
-    if (c_.dtype == WideType::kBf16) {
-      in16.resize(in.size() / 2);
-      std::memcpy(in16.data(), in.data(), in.size());
-      view = GateUpView::from_bf16(in16, rows, inter);
-    } else {
-      wide = widen_to_fp32(c_.dtype, in);
-      view = GateUpView::from_fp32(wide, rows, inter);
-    }
+    const GateUpBytes gate_up(c_.dtype, in, rows, inter);
     const GateUpLayout gl = GateUpLayout::parse(c_.gate_up_layout);
-    const std::vector<float> activated = mxv::swiglu(view, gl, SwigluActivation::from_recipe(recipe));
+    const std::vector<float> activated = mxv::swiglu(gate_up.view(), gl, SwigluActivation::from_recipe(recipe));
     // NVFP4 needs a calibrated tensor amax: the activation's own (NaN skipped), as production does.
     float amax = 0.0f;
     for (const float x : activated) {
       if (!std::isnan(x)) amax = std::fmax(amax, std::fabs(x));
     }
-    const ScaleLayout layout = c_.swizzled ? ScaleLayout::kSwizzled128x4 : ScaleLayout::kLinear;
-    QuantizeOptions qo;
-    qo.scale_layout = layout;
-    qo.group_counts = c_.groups;
-    if (recipe.is_nvfp4()) qo.tensor_amax = amax;
+    const QuantizeOptions qo = quantize_options(recipe.is_nvfp4() ? std::optional<float>(amax) : std::nullopt);
     const QuantizedActivations ref =
         c_.intermediate == Intermediate::kBf16
             ? quantize_activations(recipe, WideType::kBf16, narrow_from_fp32(WideType::kBf16, activated), c_.rows, c_.cols, qo)
             : quantize_activations(recipe, activated, c_.rows, c_.cols, qo);
 
-    device::SwigluQuantizeProblem prob;
-    prob.recipe = recipe;
-    prob.input_type = c_.dtype;
-    prob.rows = c_.rows;
-    prob.inter = c_.cols;
-    prob.layout = gl;
-    prob.scale_layout = layout;
-    prob.group_counts = c_.groups;
-    if (recipe.is_nvfp4()) prob.tensor_amax = amax;
+    const device::SwigluQuantizeProblem prob{.recipe = recipe,
+                                             .input_type = c_.dtype,
+                                             .rows = c_.rows,
+                                             .inter = c_.cols,
+                                             .layout = gl,
+                                             .scale_layout = qo.scale_layout,
+                                             .group_counts = qo.group_counts,
+                                             .tensor_amax = qo.tensor_amax};
     const device::SwigluQuantizePlan plan = device::plan_swiglu_quantize(prob);
     DeviceBuffer ib = be_.alloc_upload(std::span<const std::uint8_t>(in), "gate_up");
     device::SwigluQuantizeBuffers out = device::alloc_swiglu_quantize_buffers(be_, plan, kSentinel);

@@ -9,6 +9,7 @@
 #include "mxv/io/input_file.h"
 #include "mxv/io/option_value.h"
 #include "mxv/io/output_files.h"
+#include "mxv/reference/command_options.h"
 #include "mxv/reference/dequantize.h"
 #include "mxv/reference/quantize.h"
 #include "mxv/reference/quantize_command.h"
@@ -41,16 +42,13 @@ std::string_view dequantize_file_layouts() {
          "                quantize and swiglu-quantize write with --out-global)\n"
          "  --output      [rows, cols] or [E, N, K] of --out-dtype (fp32 / bf16 / fp16).\n"
          "Each value is fp32(elem) * fp32(scale) [* s_dec] computed in fp32 (elem * scale is exact),\n"
-         "rounded once to --out-dtype. E8M0 decodes per recipe (ort_qmoe: 0x00 -> 0, 0xFF -> +Inf).\n"
-         "Exit code 2 on bad options or input; then no output file is written.\n";
+         "rounded once to --out-dtype. E8M0 decodes per recipe (ort_qmoe: 0x00 -> 0, 0xFF -> +Inf).\n";
 }
 
 void run_dequantize(const DequantizeRequest& r, std::ostream& out) {
   // 1. Options: names, what applies to the kind and recipe, shapes.
-  const std::string recipe_name = r.recipe.value_or("nvfp4_te");
-  const Recipe recipe = Recipe::by_name(recipe_name);
-  const std::string out_dtype = r.out_dtype.value_or("fp32");
-  const WideType out_type = wide_type_by_name(out_dtype);
+  const auto [recipe_name, recipe] = recipe_option(r.recipe);
+  const auto [out_dtype, out_type] = wide_type_option(r.out_dtype);
   const std::string kind = r.kind.value_or("activations");
   if (kind != "activations" && kind != "weights") {
     throw std::invalid_argument("--kind: '" + kind + "' is not activations or weights");
@@ -62,11 +60,8 @@ void run_dequantize(const DequantizeRequest& r, std::ostream& out) {
                       "to --kind weights (their scales are [E, N, ceil(K/block)])");
   io::reject_if_given(weights && r.rows_per_expert.has_value(), "--rows-per-expert",
                       "to --kind weights (give --experts)");
-  io::reject_if_given(!recipe.is_nvfp4() && r.global.has_value(), "--global",
-                      "to the MX recipe '" + recipe_name + "' (MX has no global scale; NVFP4 recipes only)");
-  if (recipe.is_nvfp4() && !r.global) {
-    throw std::invalid_argument("--global: required for the NVFP4 recipe '" + recipe_name + "'");
-  }
+  io::reject_if_given(!recipe.is_nvfp4() && r.global.has_value(), "--global", mx_refusal(recipe_name));
+  require_global_scale_file(recipe, recipe_name, r.global.has_value(), "--global");
   if (!r.rows) throw std::invalid_argument(std::string("--rows: required (") + (weights ? "N" : "M") + ")");
   if (!r.cols) throw std::invalid_argument("--cols: required (K)");
   if (weights && !r.experts) throw std::invalid_argument("--experts: required for --kind weights");

@@ -10,6 +10,7 @@
 #include "mxv/io/input_file.h"
 #include "mxv/io/option_value.h"
 #include "mxv/io/output_files.h"
+#include "mxv/reference/command_options.h"
 #include "mxv/reference/quantize.h"
 #include "mxv/reference/rcp_approx.h"
 #include "mxv/reference/recipe.h"
@@ -32,27 +33,22 @@ std::string_view quantize_file_layouts() {
          "                  format swiglu-quantize writes and dequantize --global reads.\n"
          "The last block of a row whose cols is not a multiple of the block is zero-padded for its\n"
          "amax. nvfp4_trtllm's rcp.approx table: --rcp-table FILE, else $MXV_RCP_APPROX_TABLE, else\n"
-         "the committed H200 capture golden/captures/rcp_approx_ftz_f32_sm90.bin.\n"
-         "Exit code 2 on bad options or input; then no output file is written.\n";
+         "the committed H200 capture golden/captures/rcp_approx_ftz_f32_sm90.bin.\n";
 }
 
 void run_quantize(const QuantizeRequest& r, std::ostream& out) {
   // 1. Options: names, then what applies to the recipe.
-  const std::string recipe_name = r.recipe.value_or("nvfp4_te");
-  const Recipe recipe = Recipe::by_name(recipe_name);
-  const std::string dtype_name = r.dtype.value_or("fp32");
-  const WideType type = wide_type_by_name(dtype_name);
+  const auto [recipe_name, recipe] = recipe_option(r.recipe);
+  const auto [dtype_name, type] = wide_type_option(r.dtype);
   QuantizeOptions o;
   o.scale_layout = scale_layout_by_name(r.scale_layout.value_or("linear"));
-  const std::string mx_why = "to the MX recipe '" + recipe_name + "' (MX has no global scale; NVFP4 recipes only)";
+  const std::string mx_why = mx_refusal(recipe_name);
   io::reject_if_given(!recipe.is_nvfp4() && r.tensor_amax.has_value(), "--tensor-amax", mx_why);
   io::reject_if_given(!recipe.is_nvfp4() && r.scale_per_expert, "--scale-per-expert", mx_why);
   io::reject_if_given(!recipe.is_nvfp4() && r.out_global.has_value(), "--out-global", mx_why);
   io::reject_if_given(recipe.reciprocal != Reciprocal::kRcpApproxTable && r.rcp_table.has_value(), "--rcp-table",
                       "to '" + recipe_name + "' (only recipes that model rcp.approx read a table: nvfp4_trtllm)");
-  if (recipe.is_nvfp4() && !r.out_global) {
-    throw std::invalid_argument("--out-global: required for the NVFP4 recipe '" + recipe_name + "'");
-  }
+  require_global_scale_file(recipe, recipe_name, r.out_global.has_value(), "--out-global");
   if (r.rows_per_expert) o.group_counts = io::parse_counts_option("--rows-per-expert", *r.rows_per_expert);
   o.scale_per_group = r.scale_per_expert;
   if (r.scale_per_expert && !r.rows_per_expert) {

@@ -13,6 +13,7 @@
 #include "mxv/io/input_file.h"
 #include "mxv/io/option_value.h"
 #include "mxv/io/output_files.h"
+#include "mxv/reference/command_options.h"
 #include "mxv/reference/quantize.h"
 #include "mxv/reference/swiglu_quantize.h"
 
@@ -41,8 +42,7 @@ std::string_view swiglu_quantize_file_layouts() {
          "                  experts with --scale-per-expert, else 1 (the format quantize writes\n"
          "                  and dequantize --global reads). Dequantize: e2m1 * ue4m3 * s_dec.\n"
          "  --out-activated float32 [rows, I]: the values that were quantized (after the bf16\n"
-         "                  rounding with --activated-dtype bf16 or --unfused).\n"
-         "Exit code 2 on bad options or input; then no output file is written.\n";
+         "                  rounding with --activated-dtype bf16 or --unfused).\n";
 }
 
 void run_swiglu_quantize(const SwigluQuantizeRequest& req, std::ostream& out) {
@@ -56,8 +56,7 @@ void run_swiglu_quantize(const SwigluQuantizeRequest& req, std::ostream& out) {
   } else if (dtype_name != "fp32") {
     bad("--dtype", "'" + dtype_name + "' is not fp32 or bf16");
   }
-  const std::string recipe_name = req.recipe.value_or("nvfp4_te");
-  Recipe recipe = Recipe::by_name(recipe_name);
+  auto [recipe_name, recipe] = recipe_option(req.recipe);
   if (!recipe.is_nvfp4()) bad("--recipe", "'" + recipe_name + "' is not an NVFP4 preset");
   recipe.activation = SwigluActivation::parse_kind(req.activation.value_or("silu"));
   io::reject_if_given(recipe.activation != Activation::kSwigluClamped && req.alpha.has_value(), "--alpha",

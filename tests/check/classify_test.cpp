@@ -33,6 +33,9 @@ Options guards(std::size_t guard) {
   return o;
 }
 
+// Options under which a byte still holding `fill` reads as never written.
+Options sentinel(std::uint8_t fill) { return {.sentinel = fill}; }
+
 // The report holds exactly `n` mismatches, all of class `cls`.
 void expect_only(const Report& r, MismatchClass cls, std::size_t n) {
   EXPECT_EQ(r.mismatch_count, n) << r;
@@ -91,9 +94,7 @@ TEST(CheckClassify, NonzeroPaddingInTrailingNibble) {
 TEST(CheckClassify, NeverWrittenSentinelSurvived) {
   const Bytes e = {0x38, 0x40, 0x48, 0x50};
   const Bytes a = {0x38, 0xAA, 0x48, 0x50};
-  Options o;
-  o.sentinel = 0xAA;
-  const Report r = compare(OutputSpec::tensor("x", CodeKind::kE4M3, 1, 4), e, a, {}, o);
+  const Report r = compare(OutputSpec::tensor("x", CodeKind::kE4M3, 1, 4), e, a, {}, sentinel(0xAA));
   expect_only(r, MismatchClass::kNeverWritten, 1);
   EXPECT_EQ(r.listed[0].coord, (std::array<std::size_t, 3>{0, 0, 1}));
   // Without a sentinel the same byte is just a wrong value (0xAA is E4M3 -0.3125).
@@ -105,9 +106,7 @@ TEST(CheckClassify, NeverWrittenWideElementNeedsAllItsBytes) {
   // bf16 [1.0, 2.0]; element 1 is 0xAAAA (never written), element 0 has one sentinel byte only.
   const Bytes e = {0x80, 0x3F, 0x00, 0x40};
   const Bytes a = {0xAA, 0x3F, 0xAA, 0xAA};
-  Options o;
-  o.sentinel = 0xAA;
-  const Report r = compare(OutputSpec::tensor("y", CodeKind::kBf16, 1, 2), e, a, {}, o);
+  const Report r = compare(OutputSpec::tensor("y", CodeKind::kBf16, 1, 2), e, a, {}, sentinel(0xAA));
   EXPECT_EQ(r.mismatch_count, 2u);
   EXPECT_EQ(r.count(MismatchClass::kNeverWritten), 1u);
   EXPECT_EQ(r.count(MismatchClass::kOther), 1u);
@@ -138,9 +137,7 @@ TEST(CheckClassify, LayoutPermutationIntoAnUnwrittenSlot) {
   // The value of element 0 was written to element 2; element 0 kept the sentinel.
   const Bytes e = {0x3C, 0x38, 0x44};
   const Bytes a = {0xAA, 0x38, 0x3C};
-  Options o;
-  o.sentinel = 0xAA;
-  const Report r = compare(OutputSpec::tensor("x", CodeKind::kE4M3, 1, 3), e, a, {}, o);
+  const Report r = compare(OutputSpec::tensor("x", CodeKind::kE4M3, 1, 3), e, a, {}, sentinel(0xAA));
   EXPECT_EQ(r.mismatch_count, 2u);
   EXPECT_EQ(r.listed[0].cls, MismatchClass::kNeverWritten);
   EXPECT_EQ(r.listed[1].cls, MismatchClass::kLayoutPermutation);
@@ -183,9 +180,8 @@ TEST(CheckClassify, LinearOffsetsIntoSwizzledBufferShowPaddingAndUnwritten) {
     a[k] = static_cast<std::uint8_t>(0x30 + k);
     a[4 + k] = static_cast<std::uint8_t>(0x40 + k);
   }
-  Options o;
-  o.sentinel = 0xEE;
-  const Report r = compare(OutputSpec::scales("sf", CodeKind::kUE4M3, 2, 4, Layout::kSwizzled128x4), e, a, {}, o);
+  const Report r =
+      compare(OutputSpec::scales("sf", CodeKind::kUE4M3, 2, 4, Layout::kSwizzled128x4), e, a, {}, sentinel(0xEE));
   EXPECT_EQ(r.mismatch_count, 8u);
   EXPECT_EQ(r.count(MismatchClass::kNonzeroPadding), 4u);
   EXPECT_EQ(r.count(MismatchClass::kNeverWritten), 4u);
@@ -320,9 +316,8 @@ TEST(CheckClassify, PaddingBeatsNeverWritten) {
   e[0] = 0x38;
   Bytes a = e;
   a[1] = 0xEE;
-  Options o;
-  o.sentinel = 0xEE;
-  const Report r = compare(OutputSpec::scales("sf", CodeKind::kUE4M3, 1, 1, Layout::kSwizzled128x4), e, a, {}, o);
+  const Report r =
+      compare(OutputSpec::scales("sf", CodeKind::kUE4M3, 1, 1, Layout::kSwizzled128x4), e, a, {}, sentinel(0xEE));
   expect_only(r, MismatchClass::kNonzeroPadding, 1);
 }
 

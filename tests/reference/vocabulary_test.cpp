@@ -5,12 +5,23 @@
 
 #include <gtest/gtest.h>
 
-#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <tuple>
+
+#include "mxv/test_support/refusal.h"
 
 namespace mxv {
 namespace {
+
+using test_support::refusal;
+
+// `value` is called `name`, and that name parses back to it through `by_name`.
+template <class E, class ByName>
+void expect_round_trip(E value, std::string_view name, ByName by_name) {
+  EXPECT_EQ(to_string(value), name);
+  EXPECT_EQ(by_name(to_string(value)), value) << name;
+}
 
 TEST(Vocabulary, WideTypeNamesRoundTrip) {
   for (const auto& [type, name, bytes] : {std::tuple{WideType::kFp32, "fp32", 4u}, std::tuple{WideType::kBf16, "bf16", 2u},
@@ -22,20 +33,14 @@ TEST(Vocabulary, WideTypeNamesRoundTrip) {
 }
 
 TEST(Vocabulary, ScaleLayoutNamesRoundTrip) {
-  EXPECT_EQ(to_string(ScaleLayout::kLinear), "linear");
-  EXPECT_EQ(to_string(ScaleLayout::kSwizzled128x4), "swizzled128x4");
-  for (const ScaleLayout l : {ScaleLayout::kLinear, ScaleLayout::kSwizzled128x4}) {
-    EXPECT_EQ(scale_layout_by_name(to_string(l)), l);
-  }
+  expect_round_trip(ScaleLayout::kLinear, "linear", scale_layout_by_name);
+  expect_round_trip(ScaleLayout::kSwizzled128x4, "swizzled128x4", scale_layout_by_name);
   EXPECT_EQ(scale_layout_by_name("swizzled"), ScaleLayout::kSwizzled128x4);
 }
 
 TEST(Vocabulary, WeightPackingNamesRoundTrip) {
-  EXPECT_EQ(to_string(WeightPacking::kKPacked), "k-packed");
-  EXPECT_EQ(to_string(WeightPacking::kNPacked), "n-packed");
-  for (const WeightPacking p : {WeightPacking::kKPacked, WeightPacking::kNPacked}) {
-    EXPECT_EQ(weight_packing_by_name(to_string(p)), p);
-  }
+  expect_round_trip(WeightPacking::kKPacked, "k-packed", weight_packing_by_name);
+  expect_round_trip(WeightPacking::kNPacked, "n-packed", weight_packing_by_name);
   EXPECT_EQ(weight_packing_by_name("k"), WeightPacking::kKPacked);
   EXPECT_EQ(weight_packing_by_name("n"), WeightPacking::kNPacked);
 }
@@ -47,17 +52,9 @@ TEST(Vocabulary, ActivationNames) {
 }
 
 TEST(Vocabulary, UnknownNamesAreRefusedWithTheValidOnes) {
-  const auto message = [](auto parse) {
-    try {
-      parse();
-    } catch (const std::invalid_argument& e) {
-      return std::string(e.what());
-    }
-    return std::string("no exception");
-  };
-  EXPECT_NE(message([] { wide_type_by_name("f32"); }).find("valid: fp32, bf16, fp16"), std::string::npos);
-  EXPECT_NE(message([] { scale_layout_by_name("tiled"); }).find("valid: linear, swizzled"), std::string::npos);
-  EXPECT_NE(message([] { weight_packing_by_name("m"); }).find("valid: k-packed"), std::string::npos);
+  EXPECT_NE(refusal([] { wide_type_by_name("f32"); }).find("valid: fp32, bf16, fp16"), std::string::npos);
+  EXPECT_NE(refusal([] { scale_layout_by_name("tiled"); }).find("valid: linear, swizzled"), std::string::npos);
+  EXPECT_NE(refusal([] { weight_packing_by_name("m"); }).find("valid: k-packed"), std::string::npos);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ void add_dequantize_verb(CLI::App& app) {
   add_text(*cmd, "--packing", req->packing, "weights only: k-packed | n-packed (default k-packed)", kName);
   add_output(*cmd, req->output, "dequantized values");
   add_out_dtype(*cmd, req->out_dtype, "element type of --output");
-  cmd->footer(std::string(dequantize_file_layouts()));
+  add_files_footer(*cmd, dequantize_file_layouts());
   cmd->callback([req] { run_dequantize(*req, std::cout); });
 }
 

@@ -22,8 +22,8 @@ void add_fuzz_verb(CLI::App& app, int& exit_code) {
       app, "fuzz",
       "Property-based verification: generated kernel calls aimed at rounding and layout decisions, each checked "
       "against the reference and metamorphic identities on every available backend; a failure is shrunk to a "
-      "minimal counterexample and printed with the command that replays it (docs/fuzzing.md). Exit codes: 0 every "
-      "case passed, 1 a property failed, 2 a usage error");
+      "minimal counterexample and printed with the command that replays it (docs/fuzzing.md). " +
+          checking_exit_codes("a property failed"));
   // Typed values are parsed by mxv::io (option_value.h), so "nan", "-1" and a seed beyond 64 bits
   // are refused the way every verb refuses them.
   auto minutes_text = std::make_shared<std::optional<std::string>>();
@@ -34,7 +34,7 @@ void add_fuzz_verb(CLI::App& app, int& exit_code) {
       ->type_name(kInt)
       ->excludes(minutes);
   add_seed(*cmd, *seed_text, "run seed", "a property's cases are a function of it and the property name", opt->seed);
-  add_text(*cmd, "--backend", opt->backend, "auto | cuda | emulated (default auto: every available backend)", kName);
+  add_backend(*cmd, opt->backend);
   add_text(*cmd, "--property", opt->properties, "run only this property (repeatable; see --list)", kName);
   cmd->add_flag("--list", opt->list, "list the properties and exit");
   add_text(*cmd, "--save-failure", opt->save_failure,

@@ -25,7 +25,7 @@ void add_quantize_verb(CLI::App& app) {
   add_text(*cmd, "--rcp-table", req->rcp_table, "nvfp4_trtllm only: the rcp.approx table file", kFile);
   add_quantized_outputs(*cmd, req->out_elements, req->out_scales);
   add_out_global(*cmd, req->out_global);
-  cmd->footer(std::string(quantize_file_layouts()));
+  add_files_footer(*cmd, quantize_file_layouts());
   cmd->callback([req] { run_quantize(*req, std::cout); });
 }
 

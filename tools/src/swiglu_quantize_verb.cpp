@@ -34,7 +34,7 @@ void add_swiglu_quantize_verb(CLI::App& app) {
   add_quantized_outputs(*cmd, req->out_elements, req->out_scales);
   add_out_global(*cmd, req->out_global);
   add_text(*cmd, "--out-activated", req->out_activated, "optional: the activated fp32 values [rows, I]", kFile);
-  cmd->footer(std::string(swiglu_quantize_file_layouts()));
+  add_files_footer(*cmd, swiglu_quantize_file_layouts());
   cmd->callback([req] { run_swiglu_quantize(*req, std::cout); });
 }
 

@@ -19,9 +19,9 @@ void add_verify_verb(CLI::App& app, int& exit_code) {
   const auto [cmd, opt] = add_verb<golden::VerifyOptions>(
       app, "verify",
       "Run the curated case catalogue (every kernel x supported preset x dtype x edge shape) on every "
-      "available backend and compare each output byte for byte with the reference model. Exit codes: 0 every "
-      "case passed, 1 a case failed, 2 a usage error (nothing run)");
-  add_text(*cmd, "--backend", opt->backend, "auto | cuda | emulated (default auto: every available backend)", kName);
+      "available backend and compare each output byte for byte with the reference model. " +
+          checking_exit_codes("a case failed") + " (nothing run)");
+  add_backend(*cmd, opt->backend);
   add_text(*cmd, "--kernel", opt->kernel, "convert | dequantize | quantize | swiglu-quantize | all (default all)", kName);
   add_text(*cmd, "--require-backend", opt->require_backend,
            "cuda | emulated: fail (exit 2) when this backend is unavailable instead of skipping it", kName);

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ struct ValueMix {
 /// aimed at the decisions of quantizing with `recipe` (blocks of recipe.block_size along a row).
 std::vector<float> quantize_inputs(const Recipe& recipe, WideType dtype, std::int64_t rows, std::int64_t cols,
                                    const ValueMix& mix, std::uint64_t seed);
+
+/// Scales `values` by 1/4 (exact) into SiLU's interesting range (around 0, the clamp limit 7,
+/// exp's overflow edge); NaN, infinities and magnitudes of 1e6 and more keep their value.
+void scale_into_silu_range(std::span<float> values);
 
 /// Gate/up inputs [rows, 2 * inter] for SwiGLU (fp32 values representable in `dtype`): the
 /// activation's decision points (0 and its neighbours, the clamp limit +-1 ulp on both inputs,

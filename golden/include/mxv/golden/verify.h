@@ -95,6 +95,13 @@ struct VerifyCase {
   std::string id() const;
 };
 
+/// The variant a launcher's gate must pick, in the catalogue's own words (so a gate that drifts
+/// is caught, not recorded): dequantize is tiled iff N is even and K a multiple of 64 (the grid and
+/// alignment conditions always hold for the small, guarded shapes of the catalogue and the fuzz
+/// cases); quantize is vector iff K is whole blocks of the recipe's block size.
+std::string expected_dequantize_variant(std::int64_t n, std::int64_t k);
+std::string expected_quantize_variant(std::int64_t k, std::int64_t block_size);
+
 /// The curated catalogue: for every kernel, every supported preset x dtypes x shapes. `quick`: a
 /// small subset (every kernel and every supported preset, one dtype, small shapes; seconds on the
 /// emulator) for tests and smoke runs.

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace mxv::cli {
 
@@ -47,6 +48,11 @@ inline CLI::Option* add_seed(CLI::App& cmd, std::optional<std::string>& dest, co
                              const std::string& use, std::uint64_t fallback) {
   return add_text(cmd, "--seed", dest,
                   what + ", 0 to 2^64 - 1 (" + use + ") (default " + std::to_string(fallback) + ")", kInt);
+}
+
+/// --backend of the verbs that run kernels on every available backend by default.
+inline CLI::Option* add_backend(CLI::App& cmd, std::string& dest) {
+  return add_text(cmd, "--backend", dest, "auto | cuda | emulated (default auto: every available backend)", kName);
 }
 
 // ---- files ----
@@ -104,6 +110,18 @@ inline void add_quantized_outputs(CLI::App& cmd, std::string& elements, std::str
 template <class Dest>
 CLI::Option* add_out_global(CLI::App& cmd, Dest& dest) {
   return add_text(cmd, "--out-global", dest, "NVFP4 only (required there): fp32 [G] decode scales s_dec", kFile);
+}
+
+// ---- help ----
+/// The end of the description of a verb that checks cases (verify, fuzz): its exit codes
+/// (docs/cli.md, "Exit codes"), `failure` saying what exit code 1 means for it.
+inline std::string checking_exit_codes(const std::string& failure) {
+  return "Exit codes: 0 every case passed, 1 " + failure + ", 2 a usage error";
+}
+/// The footer of a verb that reads and writes files: their layouts, then the rule every such verb
+/// keeps (docs/cli.md, "Exit codes").
+inline void add_files_footer(CLI::App& cmd, std::string_view layouts) {
+  cmd.footer(std::string(layouts) + "Exit code 2 on bad options or input; then no output file is written.\n");
 }
 
 }  // namespace mxv::cli

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <ostream>
@@ -16,6 +17,7 @@
 #include "backend_fixture.h"
 #include "mxv/device/backend.h"
 #include "mxv/emulation/emulated_backend.h"
+#include "mxv/fuzz/values.h"
 
 namespace mxv::test {
 
@@ -35,6 +37,17 @@ void PrintTo(const CaseParam<Case>& p, std::ostream* os) {
 template <class Case>
 std::string case_param_name(const ::testing::TestParamInfo<CaseParam<Case>>& info) {
   return info.param.c.name;
+}
+
+/// A case's seed: the test seed (`base`, or MXV_TEST_SEED) mixed with the case's name, so each
+/// case draws its own inputs.
+inline std::uint64_t case_seed(std::uint64_t base, const std::string& name) {
+  return fuzz::mix_seed(fuzz::test_seed(base), fuzz::name_hash(name));
+}
+
+/// The trace a case prints with its seed.
+inline std::string seed_note(std::uint64_t seed) {
+  return "seed " + std::to_string(seed) + " (MXV_TEST_SEED overrides the base seed)";
 }
 
 /// Every case on one backend.

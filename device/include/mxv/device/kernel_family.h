@@ -35,22 +35,24 @@ template <KernelFamily... Families>
 struct FamilyList {};
 
 /// A launch's parameters with their type erased, so that Backend has one run_kernel for every
-/// family. The tag is the address of a variable template instance, unique per type in a program.
+/// family. The tag is the address of a variable template instance: one object per type in the
+/// program (mxv's libraries are static, so no copy per shared object), and not a constant, so no
+/// linker folds two tags into one address.
 class KernelArgs {
  public:
   template <class Params>
   static KernelArgs of(const Params& params) {
-    return KernelArgs(&kTypeTag<Params>, &params);
+    return KernelArgs(&type_tag<Params>, &params);
   }
   /// The parameters when they are a Params, otherwise nullptr.
   template <class Params>
   const Params* get() const {
-    return tag_ == &kTypeTag<Params> ? static_cast<const Params*>(params_) : nullptr;
+    return tag_ == &type_tag<Params> ? static_cast<const Params*>(params_) : nullptr;
   }
 
  private:
   template <class T>
-  static constexpr char kTypeTag = 0;
+  static inline char type_tag = 0;
   KernelArgs(const char* tag, const void* params) : tag_(tag), params_(params) {}
   const char* tag_;
   const void* params_;

@@ -9,7 +9,7 @@
 // Adding a kernel family (docs/adding-a-kernel-family.md has the full list of files): the kernel
 // body and its family declaration in kernels/ (kernel_family.h), a launcher that plans and then
 // calls Backend::launch(plan, params), one mxv_kernel_family line in device/CMakeLists.txt from
-// which both backends learn the family, and a test on every backend. Nothing here changes.
+// which both backends learn the family, and a test on every backend; this file does not change.
 #pragma once
 
 #include <cstddef>

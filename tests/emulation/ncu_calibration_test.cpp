@@ -39,8 +39,9 @@
 // it assumes the warp reconverges before every access. tiled_rows64 has ONE ctx.store16 call in
 // its source, after convert_store returns, so the emulator counts the split warp once: 68. On the
 // GPU, nvcc tail-duplicates that last store into both the fast block and the block after the call
-// (both end the kernel; visible in the sm_90 PTX of the dequantize family's cuda_dequantize.cu: two st.global.v4 for
-// s = 1, one shared one for s = 0), so the split lanes execute two different store instructions.
+// (both end the kernel; visible in the sm_90 PTX of the dequantize family's translation unit,
+// cuda_dequantize.cu: two st.global.v4 for s = 1, one shared one for s = 0), so the split lanes
+// execute two different store instructions.
 // The tiled totals test therefore holds the emulator to ncu on every counter with equality except
 // st requests, where it asserts emulator + (split warp-stores, counted here from the inputs by the
 // kernel's fast-path rule) == ncu. Everything else is asserted with equality, no tolerance. The

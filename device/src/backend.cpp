@@ -32,6 +32,15 @@ void validate_launch_plan(const LaunchPlan& plan) {
   if (plan.dynamic_smem_bytes > kMaxStaticPlusDynamicSmem) fail("dynamic shared memory must be <= 48 KiB");
 }
 
+std::optional<LaunchPlan> linear_launch_plan(std::string_view kernel, std::uint64_t items, std::uint64_t per_block,
+                                             unsigned block_threads) {
+  const std::uint64_t blocks = (items + per_block - 1) / per_block;
+  if (blocks > kMaxGridX) return std::nullopt;
+  LaunchPlan plan{std::string(kernel), {static_cast<unsigned>(blocks), 1, 1}, {block_threads, 1, 1}, 0};
+  validate_launch_plan(plan);
+  return plan;
+}
+
 std::string_view to_string(BackendKind kind) {
   switch (kind) {
     case BackendKind::kCuda: return "cuda";

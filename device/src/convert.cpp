@@ -2,6 +2,7 @@
 // along x, each covering convert_block_elements(wide) elements; kernels/convert.h).
 #include "mxv/device/convert.h"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -70,20 +71,13 @@ ConvertLaunch plan_convert(const ConvertArgs& a) {
   const auto aligned = [](GlobalPtr<std::uint8_t> b) { return reinterpret_cast<std::uintptr_t>(b.raw) % 16 == 0; };
   l.params.vector = aligned(l.params.in) && aligned(l.params.out);
 
-  const std::uint64_t span = convert_block_elements(a.wide);
-  const std::uint64_t blocks = (a.count + span - 1) / span;
-  if (blocks > kMaxGridX) reject("count", "needs more than 2^31-1 blocks");
-  l.plan.kernel = "convert";
-  l.plan.grid = {static_cast<unsigned>(blocks), 1, 1};
-  l.plan.block = {kConvertBlockThreads, 1, 1};
-  validate_launch_plan(l.plan);
+  const std::optional<LaunchPlan> plan = linear_launch_plan(to_string(ConvertVariant::kConvert), a.count,
+                                                            convert_block_elements(a.wide), kConvertBlockThreads);
+  if (!plan) reject("count", "needs more than 2^31-1 blocks");
+  l.plan = *plan;
   return l;
 }
 
-LaunchPlan convert(Backend& backend, const ConvertArgs& args) {
-  const ConvertLaunch l = plan_convert(args);
-  backend.launch(l.plan, l.params);
-  return l.plan;
-}
+LaunchPlan convert(Backend& backend, const ConvertArgs& args) { return launch_planned(backend, plan_convert(args)); }
 
 }  // namespace mxv::device

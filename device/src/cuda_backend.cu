@@ -1,6 +1,6 @@
-// The cuda backend's memory, availability and error handling (docs/design.md section 3.5,
-// "Backends"). Kernel launch entries live beside their kernels (cuda_convert.cu,
-// cuda_dequantize.cu, ...).
+// The cuda backend's memory, availability, error handling and its one run_kernel (docs/design.md
+// section 3.5, "Backends"). The __global__ wrappers live in one translation unit per kernel family
+// (cuda_kernel.cuh), which run_kernel reaches through launch_on_cuda.
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -8,6 +8,8 @@
 #include <string>
 
 #include "mxv/device/cuda_backend.h"
+#include "mxv/device/cuda_family.h"
+#include "mxv/device/kernel_families.h"
 
 namespace mxv::device {
 
@@ -69,6 +71,13 @@ CudaBackend::~CudaBackend() {
 }
 
 void CudaBackend::synchronize() { check(cudaStreamSynchronize(as_stream(stream_)), "cudaStreamSynchronize"); }
+
+void CudaBackend::run_kernel(const LaunchPlan& plan, const KernelArgs& args) {
+  const bool ran = with_family(KernelFamilies{}, args, [&]<class Family>(const typename Family::Params& p) {
+    return launch_on_cuda<Family>(plan, p, stream_);
+  });
+  if (!ran) not_implemented(plan.kernel);
+}
 
 void CudaBackend::check_launch(const LaunchPlan& plan) {
   check(cudaGetLastError(), "launch of " + plan.describe());

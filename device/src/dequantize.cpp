@@ -6,11 +6,10 @@
 #include <array>
 #include <cstdint>
 #include <sstream>
+#include <optional>
 #include <stdexcept>
 
 #include "mxv/reference/vocabulary.h"
-#include "mxv/device/kernels/dequantize_scalar.h"
-#include "mxv/device/kernels/dequantize_tiled.h"
 
 namespace mxv::device {
 
@@ -150,7 +149,7 @@ DequantizeLaunch plan_dequantize(const DequantizeArgs& a) {
     // each with 8 independent 16-byte stores and all their loads issued first); N-packed weights
     // the "transpose" blocks (8 x 32, 256 rows staged with 16-byte loads and transposed in
     // registers) when N % 32 == 0, else the "rows64" blocks (8 x 64, byte staging).
-    l.plan.kernel = "dequantize_tiled";
+    l.plan.kernel = to_string(DequantizeVariant::kTiled);
     const auto row_tiles = static_cast<unsigned>((n + kDequantTileN - 1) / kDequantTileN);
     if (a.packing == WeightPacking::kKPacked) {
       const std::uint64_t span = std::uint64_t{kDequantTileK} * dequant_units(a.out_type);
@@ -167,20 +166,17 @@ DequantizeLaunch plan_dequantize(const DequantizeArgs& a) {
       l.plan.block = {kDequantGroups, kDequantTileN, 1};
     }
   } else {
-    const std::uint64_t blocks = (total + kDequantScalarBlockThreads - 1) / kDequantScalarBlockThreads;
-    if (blocks > kMaxGridX) reject("shape", "E*N*K needs more than 2^31-1 blocks of 256 threads");
-    l.plan.kernel = "dequantize_scalar";
-    l.plan.grid = {static_cast<unsigned>(blocks), 1, 1};
-    l.plan.block = {kDequantScalarBlockThreads, 1, 1};
+    const std::optional<LaunchPlan> plan = linear_launch_plan(to_string(DequantizeVariant::kScalar), total,
+                                                              kDequantScalarBlockThreads, kDequantScalarBlockThreads);
+    if (!plan) reject("shape", "E*N*K needs more than 2^31-1 blocks of 256 threads");
+    l.plan = *plan;
   }
   validate_launch_plan(l.plan);
   return l;
 }
 
 LaunchPlan dequantize(Backend& backend, const DequantizeArgs& args) {
-  const DequantizeLaunch l = plan_dequantize(args);
-  backend.launch(l.plan, l.params);
-  return l.plan;
+  return launch_planned(backend, plan_dequantize(args));
 }
 
 }  // namespace mxv::device

@@ -83,13 +83,6 @@ ScaleSlotGeometry scale_slot_geometry(std::uint64_t rows, std::uint64_t kb, bool
   return g;
 }
 
-void require_buffer_bytes(std::string_view who, const DeviceBuffer& b, std::uint64_t bytes, const char* what) {
-  if (b.bytes() < bytes) {
-    throw std::invalid_argument(std::string(who) + ": buffer '" + what + "' holds " + std::to_string(b.bytes()) +
-                                " bytes, the plan needs " + std::to_string(bytes));
-  }
-}
-
 std::span<const std::string_view> quantize_supported_presets() { return kSupported; }
 
 qrules::Scheme quantize_scheme_of(const Recipe& recipe) {
@@ -159,9 +152,9 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
   plan.input_bytes = rows * cols * (bf16 ? 2u : 4u);
   plan.element_bytes = rows * q.row_bytes;
   q.variant = cols % block == 0 ? QuantizeVariant::kVector : QuantizeVariant::kScalar;
+  plan.quantize_launch.kernel = to_string(q.variant);
   plan.quantize_launch.block = {kQuantizeBlockThreads, 1, 1};
   if (q.variant == QuantizeVariant::kVector) {
-    plan.quantize_launch.kernel = "quantize_vector";
     // One thread per scale slot; each walks about kSlotsPerThread of them, so its one-time
     // division of the slot index is amortised.
     constexpr std::uint64_t kSlotsPerThread = 8;
@@ -170,7 +163,6 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
     const std::uint64_t threads = std::uint64_t{plan.quantize_launch.grid.x} * kQuantizeBlockThreads;
     q.narrow_index = fits_narrow_index(plan.input_bytes, plan.element_bytes, q.items, threads);
   } else {
-    plan.quantize_launch.kernel = "quantize_scalar";
     plan.quantize_launch.grid = {grid_stride_blocks(q.items, kQuantizeBlockThreads), 1, 1};
   }
   validate_launch_plan(plan.quantize_launch);
@@ -183,7 +175,7 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
     plan.amax_params.count = rows * cols;
     // Each thread folds at least 4 vectors before the block reduction, one atomic per block.
     const std::uint64_t chunks = plan.amax_params.count / (bf16 ? 8u : 4u) + 1;
-    plan.amax_launch.kernel = "amax";
+    plan.amax_launch.kernel = to_string(AmaxVariant::kAmax);
     plan.amax_launch.block = {kAmaxBlockThreads, 1, 1};
     plan.amax_launch.grid = {grid_stride_blocks((chunks + 3) / 4, kAmaxBlockThreads), 1, 1};
     validate_launch_plan(plan.amax_launch);
@@ -192,35 +184,16 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
 }
 
 QuantizeBuffers alloc_quantize_buffers(Backend& backend, const QuantizePlan& plan, std::uint8_t sentinel) {
-  QuantizeBuffers b;
-  b.elements = backend.alloc(plan.element_bytes, "quantize.elements", sentinel);
-  b.scales = backend.alloc(plan.scale_bytes, "quantize.scales", sentinel);
-  b.amax = backend.alloc(sizeof(std::uint32_t), "quantize.amax", sentinel);
-  b.s_dec = backend.alloc(sizeof(float), "quantize.s_dec", sentinel);
-  if (!plan.tile_rows.empty()) {
-    b.tile_rows = backend.alloc_upload(std::span<const std::uint32_t>(plan.tile_rows), "quantize.tile_rows");
-  }
-  return b;
+  return alloc_block_quantize_buffers(backend, "quantize", block_quantize_layout(plan), sentinel);
 }
 
 void run_quantize(Backend& backend, const QuantizePlan& plan, const DeviceBuffer& input, QuantizeBuffers& out) {
-  auto need = [](const DeviceBuffer& b, std::uint64_t bytes, const char* what) {
-    require_buffer_bytes("quantize", b, bytes, what);
-  };
-  need(input, plan.input_bytes, "input");
-  need(out.elements, plan.element_bytes, "elements");
-  need(out.scales, plan.scale_bytes, "scales");
-  need(out.amax, 4, "amax");
-  need(out.s_dec, 4, "s_dec");
-  need(out.tile_rows, plan.tile_rows.size() * 4, "tile_rows");
-
+  const BlockQuantizeLayout layout = block_quantize_layout(plan);
+  require_buffer_bytes("quantize", input, plan.input_bytes, "input");
+  require_block_quantize_buffers("quantize", layout, out);
   QuantizeParams q = plan.params;
   q.input = input.as<std::uint8_t>();
-  q.elements = out.elements.as<std::uint8_t>();
-  q.scales = out.scales.as<std::uint8_t>();
-  q.tile_rows = plan.tile_rows.empty() ? GlobalPtr<std::uint32_t>{} : out.tile_rows.as<std::uint32_t>();
-  q.amax_bits = out.amax.as<std::uint32_t>();
-  q.s_dec_out = out.s_dec.as<float>();
+  bind_block_quantize_buffers(q, layout, out);
 
   if (q.scheme == qrules::Scheme::kNvfp4Te) {
     // The amax word: 0 for the atomicMax reduction, or the calibrated value's exact bits.

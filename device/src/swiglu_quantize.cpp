@@ -86,7 +86,7 @@ SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem) {
   q.scale_rows = slots.scale_rows;
   plan.tile_rows = std::move(slots.tile_rows);
   q.items = q.scale_rows * q.kb_slots;
-  plan.launch.kernel = "swiglu_quantize_fused";
+  plan.launch.kernel = to_string(SwigluQuantizeVariant::kFused);
   plan.launch.block = {kSwigluBlockThreads, 1, 1};
   // One thread per scale slot, about 4 slots per thread: the one-time index division is amortised.
   plan.launch.grid = {blocks_for((q.items + 3) / 4), 1, 1};
@@ -101,15 +101,7 @@ SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem) {
 
 SwigluQuantizeBuffers alloc_swiglu_quantize_buffers(Backend& backend, const SwigluQuantizePlan& plan,
                                                     std::uint8_t sentinel) {
-  SwigluQuantizeBuffers b;
-  b.elements = backend.alloc(plan.element_bytes, "swiglu_quantize.elements", sentinel);
-  b.scales = backend.alloc(plan.scale_bytes, "swiglu_quantize.scales", sentinel);
-  b.amax = backend.alloc(sizeof(std::uint32_t), "swiglu_quantize.amax", sentinel);
-  b.s_dec = backend.alloc(sizeof(float), "swiglu_quantize.s_dec", sentinel);
-  if (!plan.tile_rows.empty()) {
-    b.tile_rows = backend.alloc_upload(std::span<const std::uint32_t>(plan.tile_rows), "swiglu_quantize.tile_rows");
-  }
-  return b;
+  return alloc_block_quantize_buffers(backend, kWho, block_quantize_layout(plan), sentinel);
 }
 
 namespace {
@@ -118,19 +110,12 @@ void need(const DeviceBuffer& b, std::uint64_t bytes, const char* what) { requir
 
 void run_swiglu_quantize(Backend& backend, const SwigluQuantizePlan& plan, const DeviceBuffer& gate_up,
                          SwigluQuantizeBuffers& out) {
+  const BlockQuantizeLayout layout = block_quantize_layout(plan);
   need(gate_up, plan.input_bytes, "gate_up");
-  need(out.elements, plan.element_bytes, "elements");
-  need(out.scales, plan.scale_bytes, "scales");
-  need(out.amax, 4, "amax");
-  need(out.s_dec, 4, "s_dec");
-  need(out.tile_rows, plan.tile_rows.size() * 4, "tile_rows");
+  require_block_quantize_buffers(kWho, layout, out);
   SwigluQuantizeParams q = plan.params;
   q.in.gate_up = gate_up.as<std::uint8_t>();
-  q.elements = out.elements.as<std::uint8_t>();
-  q.scales = out.scales.as<std::uint8_t>();
-  q.tile_rows = plan.tile_rows.empty() ? GlobalPtr<std::uint32_t>{} : out.tile_rows.as<std::uint32_t>();
-  q.amax_bits = out.amax.as<std::uint32_t>();
-  q.s_dec_out = out.s_dec.as<float>();
+  bind_block_quantize_buffers(q, layout, out);
   if (plan.problem.tensor_amax) {
     const auto bits = std::bit_cast<std::uint32_t>(*plan.problem.tensor_amax);
     backend.upload(out.amax, std::span<const std::uint32_t>(&bits, 1));
@@ -142,7 +127,7 @@ SwigluBf16Plan plan_swiglu_bf16(const SwigluQuantizeProblem& problem) {
   SwigluBf16Plan plan;
   plan.params.in = validated_input(problem, nullptr);
   plan.params.vectors = plan.params.in.rows * plan.params.in.inter / 8u;
-  plan.launch.kernel = "swiglu_bf16";
+  plan.launch.kernel = to_string(SwigluVariant::kBf16);
   plan.launch.block = {kSwigluBlockThreads, 1, 1};
   plan.launch.grid = {blocks_for(plan.params.vectors), 1, 1};
   validate_launch_plan(plan.launch);

@@ -208,9 +208,11 @@ void Fiber::resume() {
 #endif
 }
 
-void Fiber::yield() {
+inline void Fiber::switch_to_scheduler(void** fake_stack) {
 #if MXV_EMU_ASAN
-  __sanitizer_start_switch_fiber(&fake_stack_fiber_, sched_stack_low_, sched_stack_bytes_);
+  __sanitizer_start_switch_fiber(fake_stack, sched_stack_low_, sched_stack_bytes_);
+#else
+  (void)fake_stack;
 #endif
 #if MXV_EMU_ASM_SWITCH
   mxv_emu_switch_context(&fiber_sp_, sched_sp_);
@@ -218,22 +220,18 @@ void Fiber::yield() {
   auto* u = static_cast<UcontextPair*>(ucontexts_);
   swapcontext(&u->fiber, &u->scheduler);
 #endif
+}
+
+void Fiber::yield() {
+  switch_to_scheduler(&fake_stack_fiber_);
 #if MXV_EMU_ASAN
   __sanitizer_finish_switch_fiber(fake_stack_fiber_, &sched_stack_low_, &sched_stack_bytes_);
 #endif
 }
 
 void Fiber::exit_to_scheduler() {
-#if MXV_EMU_ASAN
   // nullptr: this fiber's fake stack is released, its frames are gone for good.
-  __sanitizer_start_switch_fiber(nullptr, sched_stack_low_, sched_stack_bytes_);
-#endif
-#if MXV_EMU_ASM_SWITCH
-  mxv_emu_switch_context(&fiber_sp_, sched_sp_);
-#else
-  auto* u = static_cast<UcontextPair*>(ucontexts_);
-  swapcontext(&u->fiber, &u->scheduler);
-#endif
+  switch_to_scheduler(nullptr);
   std::abort();  // never resumed without prepare()
 }
 

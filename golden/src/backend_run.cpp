@@ -4,6 +4,7 @@
 #include "mxv/golden/backend_run.h"
 
 #include <stdexcept>
+#include <vector>
 
 #include "mxv/device/quantize.h"
 #include "mxv/device/swiglu_quantize.h"
@@ -64,7 +65,7 @@ class CaseLaunch {
     r_.unsupported_reason = std::move(why);
   }
 
-  void collect(std::initializer_list<const DeviceBuffer*> outputs, std::initializer_list<const DeviceBuffer*> inputs) {
+  void collect(const std::vector<const DeviceBuffer*>& outputs, std::initializer_list<const DeviceBuffer*> inputs) {
     be_.synchronize();
     for (const DeviceBuffer* b : outputs) r_.outputs.push_back(download_guarded(be_, *b));
     for (const DeviceBuffer* b : inputs) {
@@ -92,29 +93,45 @@ class CaseLaunch {
     collect({&out}, {&in});
   }
 
-  void quantize() {
-    device::QuantizeProblem prob;
+  /// The fields a quantize and a fused SwiGLU + quantize problem share, from the case.
+  template <class Problem>
+  Problem block_quantize_problem() const {
+    Problem prob;
     prob.recipe = p_.recipe;
     prob.input_type = p_.dtype;
     prob.rows = p_.rows;
-    prob.cols = p_.cols;
     prob.scale_layout = p_.scale_layout;
     prob.group_counts = p_.groups;
     prob.tensor_amax = p_.tensor_amax;
-    device::QuantizePlan plan;
+    return prob;
+  }
+
+  /// A block-quantizing case (quantize, fused SwiGLU + quantize): plans it (a rejection makes the
+  /// case unsupported), runs it on the case's input and collects `outputs` of its buffers.
+  template <class Problem, class PlanFn, class AllocFn, class RunFn>
+  void block_quantize(const Problem& prob, PlanFn plan_of, AllocFn alloc, RunFn launch,
+                      std::vector<DeviceBuffer device::BlockQuantizeBuffers::*> outputs) {
+    decltype(plan_of(prob)) plan;
     try {
-      plan = device::plan_quantize(prob);
+      plan = plan_of(prob);
     } catch (const std::invalid_argument& e) {
       return unsupported(e.what());
     }
     DeviceBuffer in = upload(0);
-    device::QuantizeBuffers out = device::alloc_quantize_buffers(be_, plan, kOutputSentinel);
-    device::run_quantize(be_, plan, in, out);
-    if (p_.recipe.is_nvfp4()) {
-      collect({&out.elements, &out.scales, &out.amax, &out.s_dec}, {&in, &out.tile_rows});
-    } else {
-      collect({&out.elements, &out.scales}, {&in, &out.tile_rows});
-    }
+    device::BlockQuantizeBuffers out = alloc(be_, plan, kOutputSentinel);
+    launch(be_, plan, in, out);
+    std::vector<const DeviceBuffer*> collected;
+    for (const auto member : outputs) collected.push_back(&(out.*member));
+    collect(collected, {&in, &out.tile_rows});
+  }
+
+  void quantize() {
+    using B = device::BlockQuantizeBuffers;
+    auto prob = block_quantize_problem<device::QuantizeProblem>();
+    prob.cols = p_.cols;
+    block_quantize(prob, device::plan_quantize, device::alloc_quantize_buffers, device::run_quantize,
+                   p_.recipe.is_nvfp4() ? std::vector{&B::elements, &B::scales, &B::amax, &B::s_dec}
+                                        : std::vector{&B::elements, &B::scales});
   }
 
   void dequantize() {
@@ -146,25 +163,12 @@ class CaseLaunch {
   }
 
   void swiglu() {
-    device::SwigluQuantizeProblem prob;
-    prob.recipe = p_.recipe;
-    prob.input_type = p_.dtype;
-    prob.rows = p_.rows;
+    using B = device::BlockQuantizeBuffers;
+    auto prob = block_quantize_problem<device::SwigluQuantizeProblem>();
     prob.inter = p_.cols;
     prob.layout = p_.gate_up;
-    prob.scale_layout = p_.scale_layout;
-    prob.group_counts = p_.groups;
-    prob.tensor_amax = p_.tensor_amax;
-    device::SwigluQuantizePlan plan;
-    try {
-      plan = device::plan_swiglu_quantize(prob);
-    } catch (const std::invalid_argument& e) {
-      return unsupported(e.what());
-    }
-    DeviceBuffer in = upload(0);
-    device::SwigluQuantizeBuffers out = device::alloc_swiglu_quantize_buffers(be_, plan, kOutputSentinel);
-    device::run_swiglu_quantize(be_, plan, in, out);
-    collect({&out.elements, &out.scales, &out.s_dec}, {&in, &out.tile_rows});
+    block_quantize(prob, device::plan_swiglu_quantize, device::alloc_swiglu_quantize_buffers,
+                   device::run_swiglu_quantize, {&B::elements, &B::scales, &B::s_dec});
   }
 
   Backend& be_;

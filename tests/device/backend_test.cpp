@@ -1,16 +1,19 @@
 // Tests of the Backend interface (device/include/mxv/device/backend.h) on every backend: guarded
 // allocation, upload / download, sentinel fill, guard checking (with a planted out-of-bounds
-// write that the guard check must catch), launch-plan validation and backend selection.
+// write that the guard check must catch), launch-plan validation, the kernel families both
+// backends dispatch over (kernel_family.h) and backend selection.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "backend_fixture.h"
 #include "mxv/device/convert.h"
 #include "mxv/device/dequantize.h"
+#include "mxv/device/kernel_families.h"
 
 namespace {
 
@@ -73,6 +76,17 @@ TEST_P(BackendMemory, LaunchLogRecordsThePlan) {
   EXPECT_THROW(backend().launch(LaunchPlan{"no_such_kernel", {1, 1, 1}, {1, 1, 1}, 0}, DequantizeParams{}), std::logic_error);
 }
 
+// A plan runs only the family its parameters belong to: another family's variant name, or
+// parameters no family takes, start nothing and are not logged.
+TEST_P(BackendMemory, PlanAndParametersOfDifferentFamiliesAreNotLaunched) {
+  struct NoFamilyParams {};
+  EXPECT_THROW(backend().launch(LaunchPlan{"convert", {1, 1, 1}, {256, 1, 1}, 0}, DequantizeParams{}), std::logic_error);
+  EXPECT_THROW(backend().launch(LaunchPlan{"dequantize_tiled", {1, 1, 1}, {256, 1, 1}, 0}, ConvertParams{}),
+               std::logic_error);
+  EXPECT_THROW(backend().launch(LaunchPlan{"convert", {1, 1, 1}, {256, 1, 1}, 0}, NoFamilyParams{}), std::logic_error);
+  EXPECT_TRUE(backend().launch_log().empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, BackendMemory, ::testing::Combine(mxv::test::all_backends(), ::testing::Values(NoCase{})),
                          mxv::test::backend_only_names());
 
@@ -89,6 +103,26 @@ TEST(LaunchPlan, ValidationNamesTheLimit) {
   EXPECT_THROW(validate_launch_plan({"k", {1, 1, 1}, {1025, 1, 1}, 0}), std::invalid_argument);
   EXPECT_THROW(validate_launch_plan({"k", {0, 1, 1}, {1, 1, 1}, 0}), std::invalid_argument);
   EXPECT_THROW(validate_launch_plan({"", {1, 1, 1}, {1, 1, 1}, 0}), std::invalid_argument);
+}
+
+// Every variant a family lists maps back from its name, and the names (which plans, launch logs,
+// coalescing reports and `mxv verify` carry) are the ones the tests assert, each once.
+TEST(KernelFamilies, EveryVariantNameMapsBackToItsVariantOnce) {
+  std::multiset<std::string> names;
+  [&]<class... Families>(FamilyList<Families...>) {
+    const auto check = [&]<class Family>() {
+      for (const auto v : Family::kVariants) {
+        names.emplace(to_string(v));
+        const auto back = variant_named<Family>(to_string(v));
+        ASSERT_TRUE(back.has_value()) << to_string(v);
+        EXPECT_EQ(*back, v) << to_string(v);
+      }
+      EXPECT_FALSE(variant_named<Family>("no_such_kernel").has_value());
+    };
+    (check.template operator()<Families>(), ...);
+  }(KernelFamilies{});
+  EXPECT_EQ(names, (std::multiset<std::string>{"convert", "dequantize_scalar", "dequantize_tiled", "amax", "quantize_vector",
+                                               "quantize_scalar", "swiglu_bf16", "swiglu_quantize_fused"}));
 }
 
 TEST(BackendSelection, NamesAndAuto) {

@@ -17,6 +17,7 @@
 
 #include "backend_fixture.h"
 #include "dequantize_inputs.h"
+#include "device_weights.h"
 #include "mxv/device/convert.h"
 #include "mxv/device/dequantize.h"
 #include "mxv/check/check.h"
@@ -49,29 +50,13 @@ mxv::check::CodeKind out_kind(WideType t) {
          : t == WideType::kBf16 ? mxv::check::CodeKind::kBf16
                                 : mxv::check::CodeKind::kFp16;
 }
-std::size_t out_bytes(WideType t) { return t == WideType::kFp32 ? 4 : 2; }
 
 /// Dequantizes `in` on `be` and holds the output to the reference byte for byte (sentinel-filled,
 /// guards checked); `s.expect` is the kernel the gate must pick.
 void expect_matches_reference(Backend& be, const mxv::Recipe& recipe, WideType out_type, const Shape& s,
                               const Inputs& in) {
-  DeviceBuffer packed = be.alloc_upload(std::span<const std::uint8_t>(in.packed), "packed");
-  DeviceBuffer scales = be.alloc_upload(std::span<const std::uint8_t>(in.scales), "scales");
-  DeviceBuffer s_dec = be.alloc_upload(std::span<const float>(in.s_dec), "s_dec");
-  const auto total = static_cast<std::size_t>(s.e * s.n * s.k);
-  DeviceBuffer out = be.alloc(total * out_bytes(out_type), "out", kSentinel);
-
-  DequantizeArgs a;
-  a.recipe = recipe;
-  a.packing = s.packing;
-  a.out_type = out_type;
-  a.experts = s.e;
-  a.n = s.n;
-  a.k = s.k;
-  a.packed = &packed;
-  a.scales = &scales;
-  a.s_dec = &s_dec;
-  a.out = &out;
+  const mxv::test::DeviceWeights w(be, recipe, s, out_type, in, kSentinel);
+  const DequantizeArgs& a = w.args;
   const DequantizeLaunch planned = plan_dequantize(a);
   be.clear_launch_log();
   dequantize(be, a);
@@ -83,7 +68,7 @@ void expect_matches_reference(Backend& be, const mxv::Recipe& recipe, WideType o
       s.packing == WeightPacking::kKPacked ? mxv::WeightPacking::kKPacked : mxv::WeightPacking::kNPacked;
   const std::vector<std::uint8_t> expected = mxv::dequantize_weights_to(
       recipe, ref_packing, mxv::WeightShape{s.e, s.n, s.k}, in.packed, in.scales, in.s_dec, ref_type(out_type));
-  const auto actual = be.download<std::uint8_t>(out);
+  const auto actual = be.download<std::uint8_t>(w.out);
   auto spec = mxv::check::OutputSpec::tensor("out", out_kind(out_type), static_cast<std::size_t>(s.n),
                                              static_cast<std::size_t>(s.k), static_cast<std::size_t>(s.e));
   spec.axes = {"expert", "n", "k"};
@@ -91,7 +76,7 @@ void expect_matches_reference(Backend& be, const mxv::Recipe& recipe, WideType o
   opt.sentinel = kSentinel;
   EXPECT_TRUE(mxv::check::matches(mxv::check::compare(spec, expected, actual, {}, opt)))
       << recipe.name << " " << s.why << " on " << be.name();
-  for (const DeviceBuffer* b : {&packed, &scales, &s_dec, &out}) EXPECT_EQ(be.guard_damage(*b), "");
+  for (const DeviceBuffer* b : {&w.packed, &w.scales, &w.s_dec, &w.out}) EXPECT_EQ(be.guard_damage(*b), "");
 }
 
 class DequantizeMatchesReference : public BackendParamTest<Case> {};
@@ -310,20 +295,8 @@ class DequantizeCoalescing : public BackendParamTest<mxv::test::NoCase> {
     const mxv::Recipe r = mxv::Recipe::by_name(recipe_name);
     const Shape s{packing, 1, n, k, "", ""};
     const Inputs in = make_inputs(r, s, 7);
-    DeviceBuffer packed = backend().alloc_upload(std::span<const std::uint8_t>(in.packed), "packed");
-    DeviceBuffer scales = backend().alloc_upload(std::span<const std::uint8_t>(in.scales), "scales");
-    DeviceBuffer s_dec = backend().alloc_upload(std::span<const float>(in.s_dec), "s_dec");
-    DeviceBuffer out = backend().alloc(static_cast<std::size_t>(n * k) * out_bytes(t), "out");
-    DequantizeArgs a;
-    a.recipe = r;
-    a.packing = packing;
-    a.out_type = t;
-    a.n = n;
-    a.k = k;
-    a.packed = &packed;
-    a.scales = &scales;
-    a.s_dec = &s_dec;
-    a.out = &out;
+    mxv::test::DeviceWeights w(backend(), r, s, t, in);
+    DequantizeArgs& a = w.args;
     a.variant = variant;
     emulated()->reset_coalescing();
     const LaunchPlan plan = dequantize(backend(), a);

@@ -24,7 +24,9 @@
 #include "mxv/device/quantize.h"
 #include "mxv/emulation/emulated_backend.h"
 #include "mxv/fuzz/values.h"
-#include "backend_fixture.h"
+#include "block_quantize_checks.h"
+#include "case_backend_test.h"
+#include "expect_rejected.h"
 #include "mxv/check/check.h"
 #include "mxv/check/gtest.h"
 #include "mxv/reference/quantize.h"
@@ -58,16 +60,6 @@ struct Case {
   bool specials = false;
   bool gpu_only = false;  // too large for the emulator in CI
 };
-
-struct Param {
-  BackendKind backend;
-  Case c;
-};
-
-// ctest lists the parameter with the test name: print the case name, not 160 raw bytes.
-void PrintTo(const Param& p, std::ostream* os) { *os << to_string(p.backend) << ":" << p.c.name; }
-
-std::string param_name(const ::testing::TestParamInfo<Param>& info) { return info.param.c.name; }
 
 std::vector<Case> cases() {
   std::vector<Case> out;
@@ -122,33 +114,12 @@ std::vector<Case> cases() {
   return out;
 }
 
-std::vector<Param> params_for(BackendKind kind) {
-  std::vector<Param> out;
-  for (const Case& c : cases()) out.push_back({kind, c});
-  return out;
-}
-
-class QuantizeKernel : public ::testing::TestWithParam<Param> {
- protected:
-  void SetUp() override {
-    const Param& p = GetParam();
-    const Availability a = emu::availability(p.backend);
-    if (!a.available) {
-      if (p.backend == BackendKind::kCuda && test::gpu_required()) FAIL() << "MXV_REQUIRE_GPU=1 but: " << a.reason;
-      GTEST_SKIP() << a.reason;
-    }
-    if (p.c.gpu_only && p.backend != BackendKind::kCuda) GTEST_SKIP() << "shape too large for the emulator in CI";
-    backend_ = emu::make_backend(p.backend);
-  }
-  std::unique_ptr<Backend> backend_;
-};
-
-check::CodeKind scale_kind(const Recipe& r) { return r.is_nvfp4() ? check::CodeKind::kUE4M3 : check::CodeKind::kE8M0; }
+class QuantizeKernel : public test::CaseBackendTest<Case> {};
 
 TEST_P(QuantizeKernel, MatchesReference) {
   const Case& c = GetParam().c;
-  const std::uint64_t seed = fuzz::mix_seed(fuzz::test_seed(0x5eed0005u), fuzz::name_hash(c.name));
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (MXV_TEST_SEED overrides the base seed)");
+  const std::uint64_t seed = test::case_seed(0x5eed0005u, c.name);
+  SCOPED_TRACE(test::seed_note(seed));
   const Recipe recipe = Recipe::by_name(c.preset);
   const auto n = static_cast<std::size_t>(c.rows * c.cols);
   const std::vector<float> values = make_input(recipe, c.type, c.rows, c.cols, seed, c.specials);
@@ -188,15 +159,7 @@ TEST_P(QuantizeKernel, MatchesReference) {
     EXPECT_EQ(be.launch_log().front().kernel, "amax");
   }
 
-  const std::vector<std::string> findings = be.take_findings();
-  EXPECT_TRUE(findings.empty()) << "emulator findings:\n" << [&] {
-    std::string s;
-    for (const auto& f : findings) s += f + "\n";
-    return s;
-  }();
-  for (const DeviceBuffer* b : {&input, &out.elements, &out.scales, &out.amax, &out.s_dec}) {
-    EXPECT_EQ(be.guard_damage(*b), "") << b->name();
-  }
+  expect_clean({&input, &out.elements, &out.scales, &out.amax, &out.s_dec});
 
   check::Options copt;
   copt.sentinel = kSentinel;
@@ -210,33 +173,18 @@ TEST_P(QuantizeKernel, MatchesReference) {
   }
 
   // Elements.
-  check::Context ectx;
+  check::Context ectx = test::element_context(ref, block);
   ectx.input_kind = c.type == WideType::kFp32 ? check::InputKind::kFp32 : check::InputKind::kBf16;
   ectx.input_bits = in_bits;
-  ectx.pre_rounding = ref.prescaled;
-  ectx.block_size = static_cast<std::size_t>(block);
-  ectx.block_amax = ref.block_amax;
-  ectx.block_scale = ref.scale_input;
   const auto espec = check::OutputSpec::packed_e2m1("elements", static_cast<std::size_t>(c.rows),
                                                     static_cast<std::size_t>(c.cols));
   const std::vector<std::uint8_t> elements = be.download<std::uint8_t>(out.elements);
   MXV_EXPECT_BYTE_EXACT(espec, ref.elements, elements, ectx, copt);
 
   // Scales, padding included.
-  const auto kb = static_cast<std::size_t>(ref.scale_cols);
-  check::OutputSpec sspec;
-  const bool swz = c.layout == ScaleLayout::kSwizzled128x4;
-  const check::Layout layout = swz ? check::Layout::kSwizzled128x4 : check::Layout::kRowMajor;
-  if (swz && !c.groups.empty()) {
-    sspec = check::OutputSpec::scales("scales", scale_kind(recipe), 0, kb, layout, c.groups.size());
-    for (const auto g : c.groups) sspec.group_rows.push_back(static_cast<std::size_t>(g));
-  } else {
-    sspec = check::OutputSpec::scales("scales", scale_kind(recipe), static_cast<std::size_t>(c.rows), kb, layout);
-  }
-  check::Context sctx;
-  sctx.block_size = 1;
-  sctx.block_amax = ref.block_amax;
-  sctx.pre_rounding = ref.scale_input;
+  const check::OutputSpec sspec =
+      test::scale_spec(c.layout, c.groups, c.rows, static_cast<std::size_t>(ref.scale_cols), recipe);
+  const check::Context sctx = test::scale_context(ref);
   const std::vector<std::uint8_t> scales = be.download<std::uint8_t>(out.scales);
   ASSERT_EQ(scales.size(), ref.scales.size());
   MXV_EXPECT_BYTE_EXACT(sspec, ref.scales, scales, sctx, copt);
@@ -252,9 +200,11 @@ TEST_P(QuantizeKernel, MatchesReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(cuda, QuantizeKernel, ::testing::ValuesIn(params_for(BackendKind::kCuda)), param_name);
-INSTANTIATE_TEST_SUITE_P(emulated, QuantizeKernel, ::testing::ValuesIn(params_for(BackendKind::kEmulated)),
-                         param_name);
+INSTANTIATE_TEST_SUITE_P(cuda, QuantizeKernel, ::testing::ValuesIn(test::case_params(BackendKind::kCuda, cases())),
+                         test::case_param_name<Case>);
+INSTANTIATE_TEST_SUITE_P(emulated, QuantizeKernel,
+                         ::testing::ValuesIn(test::case_params(BackendKind::kEmulated, cases())),
+                         test::case_param_name<Case>);
 
 // ---- the test can fail: a planted bug in the kernel's output is reported ------------------------
 
@@ -299,13 +249,8 @@ TEST(QuantizePlan, SupportsExactlyTheDeclaredPresets) {
 }
 
 TEST(QuantizePlan, RejectsWhatItCannotTake) {
-  auto expect_reject = [](QuantizeProblem p, const std::string& needle) {
-    try {
-      (void)plan_quantize(p);
-      ADD_FAILURE() << "accepted a problem that should be rejected (" << needle << ")";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
+  const auto expect_reject = [](const QuantizeProblem& p, const std::string& needle) {
+    test::expect_rejected(plan_quantize, p, needle);
   };
   QuantizeProblem ok;
   ok.rows = 2;

@@ -23,7 +23,9 @@
 #include "mxv/device/swiglu_quantize.h"
 #include "mxv/emulation/emulated_backend.h"
 #include "mxv/fuzz/values.h"
-#include "backend_fixture.h"
+#include "block_quantize_checks.h"
+#include "case_backend_test.h"
+#include "expect_rejected.h"
 #include "mxv/check/check.h"
 #include "mxv/check/gtest.h"
 #include "mxv/reference/quantize.h"
@@ -57,14 +59,6 @@ struct Case {
   bool specials = false;
   bool gpu_only = false;
 };
-
-struct Param {
-  BackendKind backend;
-  Case c;
-};
-
-// ctest lists the parameter with the test name: print the case name, not 160 raw bytes.
-void PrintTo(const Param& p, std::ostream* os) { *os << to_string(p.backend) << ":" << p.c.name; }
 
 std::vector<Case> cases() {
   std::vector<Case> out;
@@ -121,55 +115,12 @@ std::vector<Case> cases() {
   return out;
 }
 
-std::vector<Param> params_for(BackendKind kind) {
-  std::vector<Param> out;
-  for (const Case& c : cases()) out.push_back({kind, c});
-  return out;
-}
-
-std::string param_name(const ::testing::TestParamInfo<Param>& info) { return info.param.c.name; }
-
-class SwigluQuantizeKernel : public ::testing::TestWithParam<Param> {
- protected:
-  void SetUp() override {
-    const Param& p = GetParam();
-    const Availability a = emu::availability(p.backend);
-    if (!a.available) {
-      if (p.backend == BackendKind::kCuda && test::gpu_required()) FAIL() << "MXV_REQUIRE_GPU=1 but: " << a.reason;
-      GTEST_SKIP() << a.reason;
-    }
-    if (p.c.gpu_only && p.backend != BackendKind::kCuda) GTEST_SKIP() << "shape too large for the emulator in CI";
-    backend_ = emu::make_backend(p.backend);
-  }
-
-  void expect_clean(const std::vector<const DeviceBuffer*>& bufs) {
-    const std::vector<std::string> findings = backend_->take_findings();
-    std::string all;
-    for (const auto& f : findings) all += f + "\n";
-    EXPECT_TRUE(findings.empty()) << "emulator findings:\n" << all;
-    for (const DeviceBuffer* b : bufs) EXPECT_EQ(backend_->guard_damage(*b), "") << b->name();
-  }
-
-  std::unique_ptr<Backend> backend_;
-};
-
-check::CodeKind scale_kind(const Recipe& r) { return r.is_nvfp4() ? check::CodeKind::kUE4M3 : check::CodeKind::kE8M0; }
-
-check::OutputSpec scale_spec(const Case& c, std::size_t kb, const Recipe& r) {
-  const check::Layout l =
-      c.scale_layout == ScaleLayout::kSwizzled128x4 ? check::Layout::kSwizzled128x4 : check::Layout::kRowMajor;
-  if (c.scale_layout == ScaleLayout::kSwizzled128x4 && !c.groups.empty()) {
-    check::OutputSpec s = check::OutputSpec::scales("scales", scale_kind(r), 0, kb, l, c.groups.size());
-    for (const auto g : c.groups) s.group_rows.push_back(static_cast<std::size_t>(g));
-    return s;
-  }
-  return check::OutputSpec::scales("scales", scale_kind(r), static_cast<std::size_t>(c.rows), kb, l);
-}
+class SwigluQuantizeKernel : public test::CaseBackendTest<Case> {};
 
 TEST_P(SwigluQuantizeKernel, FusedMatchesReferenceAndUnfusedPair) {
   const Case& c = GetParam().c;
-  const std::uint64_t seed = fuzz::mix_seed(fuzz::test_seed(0x5eed5u), fuzz::name_hash(c.name));
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (MXV_TEST_SEED overrides the base seed)");
+  const std::uint64_t seed = test::case_seed(0x5eed5u, c.name);
+  SCOPED_TRACE(test::seed_note(seed));
   Recipe recipe = Recipe::by_name(c.preset);
   recipe.activation = c.act;
   recipe.intermediate = c.inter_precision;
@@ -231,17 +182,10 @@ TEST_P(SwigluQuantizeKernel, FusedMatchesReferenceAndUnfusedPair) {
 
   check::Options copt;
   copt.sentinel = kSentinel;
-  check::Context ectx;
-  ectx.pre_rounding = ref.prescaled;
-  ectx.block_size = static_cast<std::size_t>(recipe.block_size);
-  ectx.block_amax = ref.block_amax;
-  ectx.block_scale = ref.scale_input;
+  const check::Context ectx = test::element_context(ref, recipe.block_size);
   const auto espec = check::OutputSpec::packed_e2m1("elements", rows, inter);
-  const auto sspec = scale_spec(c, static_cast<std::size_t>(ref.scale_cols), recipe);
-  check::Context sctx;
-  sctx.block_size = 1;
-  sctx.block_amax = ref.block_amax;
-  sctx.pre_rounding = ref.scale_input;
+  const auto sspec = test::scale_spec(c.scale_layout, c.groups, c.rows, static_cast<std::size_t>(ref.scale_cols), recipe);
+  const check::Context sctx = test::scale_context(ref);
   const std::vector<std::uint8_t> f_elems = be.download<std::uint8_t>(fused.elements);
   const std::vector<std::uint8_t> f_scales = be.download<std::uint8_t>(fused.scales);
   MXV_EXPECT_BYTE_EXACT(espec, ref.elements, f_elems, ectx, copt);
@@ -278,9 +222,12 @@ TEST_P(SwigluQuantizeKernel, FusedMatchesReferenceAndUnfusedPair) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(cuda, SwigluQuantizeKernel, ::testing::ValuesIn(params_for(BackendKind::kCuda)), param_name);
-INSTANTIATE_TEST_SUITE_P(emulated, SwigluQuantizeKernel, ::testing::ValuesIn(params_for(BackendKind::kEmulated)),
-                         param_name);
+INSTANTIATE_TEST_SUITE_P(cuda, SwigluQuantizeKernel,
+                         ::testing::ValuesIn(test::case_params(BackendKind::kCuda, cases())),
+                         test::case_param_name<Case>);
+INSTANTIATE_TEST_SUITE_P(emulated, SwigluQuantizeKernel,
+                         ::testing::ValuesIn(test::case_params(BackendKind::kEmulated, cases())),
+                         test::case_param_name<Case>);
 
 // ---- host-side validation -------------------------------------------------------------------------
 
@@ -307,13 +254,8 @@ TEST(SwigluQuantizePlan, AcceptsExactlyTheDeclaredPresets) {
 }
 
 TEST(SwigluQuantizePlan, RejectsWhatItCannotTake) {
-  auto expect_reject = [](const SwigluQuantizeProblem& p, const std::string& needle) {
-    try {
-      (void)plan_swiglu_quantize(p);
-      ADD_FAILURE() << "accepted a problem that should be rejected (" << needle << ")";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    }
+  const auto expect_reject = [](const SwigluQuantizeProblem& p, const std::string& needle) {
+    test::expect_rejected(plan_swiglu_quantize, p, needle);
   };
   SwigluQuantizeProblem ok;
   ok.rows = 2;

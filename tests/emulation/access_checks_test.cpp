@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "filled_buffer.h"
 #include "mxv/emulation/emulator.h"
 
 namespace mxv::emu {
@@ -28,10 +29,8 @@ void tiled_copy(Emulator& emu, GlobalPtr<float> in, GlobalPtr<float> out, unsign
 TEST(AccessChecks, OutOfBoundsByOneElementAtTheTileEdge) {
   Emulator emu;
   const unsigned n = 100;  // the second tile covers 64..127: only 64..99 are inside
-  auto in = emu.alloc<float>(n, "in");
+  auto in = filled_buffer(emu, n, "in", 1.5f);
   auto out = emu.alloc<float>(n, "out");
-  std::vector<float> host(n, 1.5f);
-  emu.upload(in, std::span<const float>(host));
   tiled_copy(emu, in, out, n, /*off_by_one=*/false);
   EXPECT_TRUE(emu.findings().empty()) << emu.findings_report();
   tiled_copy(emu, in, out, n, /*off_by_one=*/true);
@@ -120,9 +119,7 @@ TEST(AccessChecks, AtomicsFromManyBlocksAreNotCrossBlockWrites) {
 
 TEST(AccessChecks, MisalignedVectorAccess) {
   Emulator emu;
-  auto buf = emu.alloc<float>(64, "buf");
-  std::vector<float> host(64, 1.0f);
-  emu.upload(buf, std::span<const float>(host));
+  auto buf = filled_buffer(emu, 64, "buf", 1.0f);
   emu.launch("vec_ok", {1, 1, 1}, {16, 1, 1}, 0, [&](EmuCtx& ctx) {
     const Vec16 v = ctx.load16(buf, ctx.thread_idx().x * 4);
     ctx.store16(buf, ctx.thread_idx().x * 4, v);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "filled_buffer.h"
 #include "mxv/emulation/emulator.h"
 
 namespace mxv::emu {
@@ -15,9 +16,7 @@ using device::Vec16;
 
 TEST(Coalescing, ByteLoads32BytesApartTouch32SectorsPerRequest) {
   Emulator emu;
-  auto buf = emu.alloc<std::uint8_t>(32 * 32, "bytes");
-  std::vector<std::uint8_t> host(32 * 32, 7);
-  emu.upload(buf, std::span<const std::uint8_t>(host));
+  auto buf = filled_buffer(emu, 32 * 32, "bytes", std::uint8_t{7});
   emu.launch("strided_bytes", {1, 1, 1}, {32, 1, 1}, 0, [&](EmuCtx& ctx) {
     (void)ctx.load(buf, ctx.lane() * 32);
   });
@@ -53,9 +52,7 @@ TEST(Coalescing, SixteenByteContiguousStoresAreFullyEfficient) {
 
 TEST(Coalescing, ContiguousFloatsAndHalfWarps) {
   Emulator emu;
-  auto buf = emu.alloc<float>(64, "f");
-  std::vector<float> host(64, 1.0f);
-  emu.upload(buf, std::span<const float>(host));
+  auto buf = filled_buffer(emu, 64, "f", 1.0f);
   emu.launch("floats", {1, 1, 1}, {64, 1, 1}, 0, [&](EmuCtx& ctx) {
     (void)ctx.load(buf, ctx.thread_idx().x);
     if (ctx.lane() < 16) (void)ctx.load(buf, ctx.thread_idx().x);  // half the lanes: 64 bytes
@@ -76,9 +73,7 @@ TEST(Coalescing, ContiguousFloatsAndHalfWarps) {
 
 TEST(Coalescing, LoopIterationsAreSeparateRequestsAndEpochsSplitThem) {
   Emulator emu;
-  auto buf = emu.alloc<float>(32 * 8, "f");
-  std::vector<float> host(32 * 8, 1.0f);
-  emu.upload(buf, std::span<const float>(host));
+  auto buf = filled_buffer(emu, 32 * 8, "f", 1.0f);
   emu.launch("loop", {1, 1, 1}, {32, 1, 1}, 0, [&](EmuCtx& ctx) {
     for (unsigned k = 0; k < 4; ++k) (void)ctx.load(buf, k * 32 + ctx.lane());
     // Lane-dependent trip count: iteration k has the lanes with lane >= 8 k.
@@ -96,10 +91,8 @@ TEST(Coalescing, LoopIterationsAreSeparateRequestsAndEpochsSplitThem) {
 TEST(Coalescing, ViolationsNameTheUncoalescedSite) {
   // Planted bug: a transposed read (lanes stride by a row of 64 floats) next to a good write.
   Emulator emu;
-  auto in = emu.alloc<float>(64 * 32, "in");
+  auto in = filled_buffer(emu, 64 * 32, "in", 1.0f);
   auto out = emu.alloc<float>(64 * 32, "out");
-  std::vector<float> host(64 * 32, 1.0f);
-  emu.upload(in, std::span<const float>(host));
   emu.launch("transpose_bad", {1, 1, 1}, {32, 1, 1}, 0, [&](EmuCtx& ctx) {
     for (unsigned row = 0; row < 4; ++row) {
       ctx.store(out, row * 32 + ctx.lane(), ctx.load(in, ctx.lane() * 64 + row));

@@ -39,8 +39,9 @@
 // it assumes the warp reconverges before every access. tiled_rows64 has ONE ctx.store16 call in
 // its source, after convert_store returns, so the emulator counts the split warp once: 68. On the
 // GPU, nvcc tail-duplicates that last store into both the fast block and the block after the call
-// (both end the kernel; visible in the PTX of cuda_dequantize.cu for sm_90: two st.global.v4 for
-// s = 1, one shared one for s = 0), so the split lanes execute two different store instructions.
+// (both end the kernel; visible in the sm_90 PTX of the dequantize family's translation unit,
+// cuda_dequantize.cu: two st.global.v4 for s = 1, one shared one for s = 0), so the split lanes
+// execute two different store instructions.
 // The tiled totals test therefore holds the emulator to ncu on every counter with equality except
 // st requests, where it asserts emulator + (split warp-stores, counted here from the inputs by the
 // kernel's fast-path rule) == ncu. Everything else is asserted with equality, no tolerance. The
@@ -59,6 +60,7 @@
 #include <vector>
 
 #include "dequantize_inputs.h"
+#include "device_weights.h"
 #include "mxv/device/dequantize.h"
 #include "mxv/emulation/emulated_backend.h"
 #include "mxv/reference/recipe.h"
@@ -85,9 +87,14 @@ static_assert(kNcuSeed == mxv::test::kDefaultDequantSeed, "the device test's def
 constexpr NcuCounters kNcuTiledE1N66K128{358, 482, 69, 1056};
 constexpr NcuCounters kNcuScalarE1N128K48{576, 6528, 192, 768};
 
-/// The profiled case's inputs: N-packed NVFP4 [1, n, k] exactly as DequantizeMatchesReference makes them.
+/// The profiled case's shape: N-packed [1, n, k].
+mxv::test::Shape ncu_case_shape(std::int64_t n, std::int64_t k) {
+  return {WeightPacking::kNPacked, 1, n, k, "", "ncu calibration"};
+}
+
+/// The profiled case's inputs: NVFP4 exactly as DequantizeMatchesReference makes them.
 mxv::test::Inputs ncu_case_inputs(std::int64_t n, std::int64_t k) {
-  const mxv::test::Shape shape{WeightPacking::kNPacked, 1, n, k, "", "ncu calibration"};
+  const mxv::test::Shape shape = ncu_case_shape(n, k);
   return mxv::test::make_inputs_with_seed(kNcuSeed, mxv::Recipe::nvfp4_te(), shape, mxv::test::case_salt(shape));
 }
 
@@ -99,29 +106,9 @@ mxv::test::Inputs ncu_case_inputs(std::int64_t n, std::int64_t k) {
 CoalescingReport run_npacked_nvfp4_fp32(std::int64_t n, std::int64_t k, const char* expected_kernel) {
   mxv::emu::EmulatedBackend backend;
   const mxv::Recipe recipe = mxv::Recipe::nvfp4_te();
-  const mxv::test::Inputs in = ncu_case_inputs(n, k);
-  const std::vector<std::uint8_t>& packed = in.packed;
-  const std::vector<std::uint8_t>& scales = in.scales;
-  const std::vector<float>& s_dec = in.s_dec;
-
-  DeviceBuffer d_packed = backend.alloc_upload(std::span<const std::uint8_t>(packed), "packed");
-  DeviceBuffer d_scales = backend.alloc_upload(std::span<const std::uint8_t>(scales), "scales");
-  DeviceBuffer d_s_dec = backend.alloc_upload(std::span<const float>(s_dec), "s_dec");
-  DeviceBuffer d_out = backend.alloc(static_cast<std::size_t>(n * k) * sizeof(float), "out");
-
-  mxv::device::DequantizeArgs a;
-  a.recipe = recipe;
-  a.packing = WeightPacking::kNPacked;
-  a.out_type = WideType::kFp32;
-  a.experts = 1;
-  a.n = n;
-  a.k = k;
-  a.packed = &d_packed;
-  a.scales = &d_scales;
-  a.s_dec = &d_s_dec;
-  a.out = &d_out;
+  const mxv::test::DeviceWeights w(backend, recipe, ncu_case_shape(n, k), WideType::kFp32, ncu_case_inputs(n, k));
   backend.reset_coalescing();
-  const mxv::device::LaunchPlan plan = mxv::device::dequantize(backend, a);
+  const mxv::device::LaunchPlan plan = mxv::device::dequantize(backend, w.args);
   EXPECT_EQ(plan.kernel, expected_kernel);
   EXPECT_TRUE(backend.take_findings().empty());
   return backend.coalescing(plan.kernel);

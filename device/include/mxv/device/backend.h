@@ -1,17 +1,15 @@
 // The Backend interface (docs/design.md section 3.5, "Backends"): what runs a kernel. A backend
 // owns device memory (allocated with guard bytes before and after every buffer, uploaded,
-// downloaded, sentinel filled, guard-checked) and has one launch entry per kernel variant. Host
+// downloaded, sentinel filled, guard-checked) and runs launch plans (launch_plan.h). Host
 // launchers (convert.h, dequantize.h, quantize.h, ...) validate their arguments, compute a
 // LaunchPlan and hand it to a backend: the SAME plan drives the GPU launch (`cuda`, cuda_backend.h)
 // and the emulator launch (`emulated`, emulation/emulated_backend.h), so the emulator checks
 // exactly what the GPU runs.
 //
 // Adding a kernel family (docs/adding-a-kernel-family.md has the full list of files): the kernel
-// body in kernels/, a launcher that plans (validates, picks the variant, sizes the buffers) and
-// then calls Backend::launch(plan, params); forward-declare the params struct and add one
-// run_kernel overload below; one run_kernel per backend (cuda_<family>.cu,
-// emulation/src/emulated_kernels.cpp); a test on every backend. Backend::launch validates,
-// records and checks every launch, so a backend's run_kernel only starts the kernel.
+// body and its family declaration in kernels/ (kernel_family.h), a launcher that plans and then
+// calls Backend::launch(plan, params), one mxv_kernel_family line in device/CMakeLists.txt from
+// which both backends learn the family, and a test on every backend; this file does not change.
 #pragma once
 
 #include <cstddef>
@@ -23,41 +21,12 @@
 #include <vector>
 
 #include "mxv/device/kernel_ctx.h"
+#include "mxv/device/kernel_family.h"
+#include "mxv/device/launch_plan.h"
 
 namespace mxv::device {
 
 class Backend;
-
-// -------------------------------------------------------------------------------------------
-// Launch plans
-// -------------------------------------------------------------------------------------------
-
-// CUDA launch limits (CUDA C Programming Guide, "Compute Capabilities", table of technical
-// specifications, identical for sm_90 .. sm_120): launchers check their plans against these so
-// that a shape the hardware cannot take is a clear error, never a failed or truncated launch.
-inline constexpr unsigned kMaxGridX = 2147483647u;
-inline constexpr unsigned kMaxGridYZ = 65535u;
-inline constexpr unsigned kMaxThreadsPerBlock = 1024u;
-inline constexpr std::size_t kMaxStaticPlusDynamicSmem = 48u * 1024u;  // without opt-in
-
-/// One kernel launch as the host launcher decided it: which variant, which geometry. The same
-/// value drives the GPU launch and the emulator launch.
-struct LaunchPlan {
-  std::string kernel;  ///< variant name, e.g. "dequantize_tiled" (backends dispatch on it)
-  Dim3 grid{};
-  Dim3 block{};
-  std::size_t dynamic_smem_bytes = 0;
-
-  std::uint64_t threads() const {
-    return std::uint64_t{grid.x} * grid.y * grid.z * block.x * block.y * block.z;
-  }
-  /// "dequantize_tiled grid=(8,2,1) block=(8,32,1) smem=0"
-  std::string describe() const;
-};
-
-/// Throws std::invalid_argument naming the plan and the limit when the geometry cannot launch
-/// (an empty grid or block, a grid dimension over its limit, more than 1024 threads per block).
-void validate_launch_plan(const LaunchPlan& plan);
 
 // -------------------------------------------------------------------------------------------
 // Device memory with guard bytes
@@ -114,14 +83,6 @@ struct Availability {
   bool available = false;
   std::string reason;
 };
-
-// Forward declarations of every kernel family's parameters (defined beside the kernel bodies).
-struct ConvertParams;          // kernels/convert.h
-struct DequantizeParams;       // kernels/dequantize_params.h
-struct AmaxParams;             // kernels/amax.h
-struct QuantizeParams;         // kernels/quantize.h
-struct SwigluParams;           // kernels/swiglu_quantize.h (unfused activation -> bf16)
-struct SwigluQuantizeParams;   // kernels/swiglu_quantize.h (fused activation + NVFP4)
 
 class Backend {
  public:
@@ -189,20 +150,16 @@ class Backend {
   template <class Params>
   void launch(const LaunchPlan& plan, const Params& params) {
     validate_launch_plan(plan);
-    run_kernel(plan, params);
+    run_kernel(plan, KernelArgs::of(params));
     launch_log_.push_back(plan);
     check_launch(plan);
   }
 
  protected:
-  // One run_kernel per kernel family's parameters: runs the variant `plan.kernel` names, or
-  // throws std::logic_error ("no launch entry") through not_implemented. Called by launch() only.
-  virtual void run_kernel(const LaunchPlan& plan, const ConvertParams&) { not_implemented(plan.kernel); }
-  virtual void run_kernel(const LaunchPlan& plan, const DequantizeParams&) { not_implemented(plan.kernel); }
-  virtual void run_kernel(const LaunchPlan& plan, const AmaxParams&) { not_implemented(plan.kernel); }
-  virtual void run_kernel(const LaunchPlan& plan, const QuantizeParams&) { not_implemented(plan.kernel); }
-  virtual void run_kernel(const LaunchPlan& plan, const SwigluParams&) { not_implemented(plan.kernel); }
-  virtual void run_kernel(const LaunchPlan& plan, const SwigluQuantizeParams&) { not_implemented(plan.kernel); }
+  /// Runs the variant `plan.kernel` names with the parameters `args` holds, or throws
+  /// std::logic_error ("no launch entry") through not_implemented when no family the backend
+  /// knows takes them or names that variant. Called by launch() only.
+  virtual void run_kernel(const LaunchPlan& plan, const KernelArgs& args) = 0;
   /// After every launch: throws when the backend reports that it failed (cuda: cudaGetLastError).
   virtual void check_launch(const LaunchPlan& plan) { (void)plan; }
   [[noreturn]] void not_implemented(std::string_view kernel) const;
@@ -218,5 +175,13 @@ class Backend {
   friend class DeviceBuffer;
   std::vector<LaunchPlan> launch_log_;
 };
+
+/// Launches the one launch a launcher planned (its plan and params, e.g. a DequantizeLaunch) on
+/// `backend` and returns the plan it launched.
+template <class PlannedLaunch>
+LaunchPlan launch_planned(Backend& backend, const PlannedLaunch& launch) {
+  backend.launch(launch.plan, launch.params);
+  return launch.plan;
+}
 
 }  // namespace mxv::device

@@ -1,8 +1,9 @@
 // The `cuda` backend (docs/design.md section 3.5, "Backends"): device memory through
 // cudaMalloc/cudaMemcpy (with the guard bytes of backend.h) and one __global__ wrapper per kernel
-// variant, passing a CudaCtx to the same kernel bodies the emulator runs. Declared in plain C++ (no
-// CUDA types) so host code and tests include it freely; defined in device/src/cuda_*.cu, or by
-// cuda_backend_unavailable.cpp when mxv is built without CUDA.
+// instantiation, passing a CudaCtx to the same kernel bodies the emulator runs. Declared in plain
+// C++ (no CUDA types) so host code and tests include it freely; defined in device/src/cuda_backend.cu
+// and the per-family translation units of cuda_kernel.cuh, or by cuda_backend_unavailable.cpp when
+// mxv is built without CUDA.
 #pragma once
 
 #include <memory>
@@ -31,13 +32,9 @@ class CudaBackend final : public Backend {
   void* stream() const { return stream_; }
 
  protected:
-  // ---- run_kernel, one .cu file per kernel family (Backend::launch calls them) ----
-  void run_kernel(const LaunchPlan& plan, const ConvertParams& p) override;         // cuda_convert.cu
-  void run_kernel(const LaunchPlan& plan, const DequantizeParams& p) override;      // cuda_dequantize.cu
-  void run_kernel(const LaunchPlan& plan, const AmaxParams& p) override;            // cuda_quantize.cu
-  void run_kernel(const LaunchPlan& plan, const QuantizeParams& p) override;        // cuda_quantize.cu
-  void run_kernel(const LaunchPlan& plan, const SwigluParams& p) override;          // cuda_swiglu_quantize.cu
-  void run_kernel(const LaunchPlan& plan, const SwigluQuantizeParams& p) override;  // cuda_swiglu_quantize.cu
+  /// Launches the kernel of the family whose parameters `args` holds through that family's
+  /// __global__ wrappers (cuda_kernel.cuh, one translation unit per family).
+  void run_kernel(const LaunchPlan& plan, const KernelArgs& args) override;
   /// Throws std::runtime_error naming the plan and the CUDA error if the launch failed.
   void check_launch(const LaunchPlan& plan) override;
 

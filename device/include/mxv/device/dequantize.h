@@ -11,16 +11,10 @@
 #include <string_view>
 
 #include "mxv/device/backend.h"
-#include "mxv/device/kernels/dequantize_params.h"
+#include "mxv/device/kernels/dequantize.h"
 #include "mxv/reference/recipe.h"
 
 namespace mxv::device {
-
-enum class DequantizeVariant : std::uint8_t {
-  kAuto,    ///< tiled when the gate allows it, scalar otherwise
-  kScalar,  ///< always scalar (any valid shape)
-  kTiled,   ///< tiled; std::invalid_argument (with the gate's reason) when the gate rejects the shape
-};
 
 /// One dequantize call: weights of `experts` x [n, k] -> out [experts, n, k] of `out_type`.
 struct DequantizeArgs {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "mxv/device/backend.h"
+#include "mxv/device/block_quantize_buffers.h"
 #include "mxv/device/kernels/amax.h"
 #include "mxv/device/kernels/quantize.h"
 #include "mxv/reference/quantize.h"
@@ -96,19 +97,8 @@ unsigned grid_stride_blocks(std::uint64_t threads, unsigned block_threads);
 bool fits_narrow_index(std::uint64_t input_bytes, std::uint64_t output_bytes, std::uint64_t slots,
                        std::uint64_t threads);
 
-/// Throws std::invalid_argument ("<who>: buffer '<what>' holds N bytes, the plan needs M") when
-/// `b` is smaller than `bytes`.
-void require_buffer_bytes(std::string_view who, const DeviceBuffer& b, std::uint64_t bytes, const char* what);
-
-/// Output and scratch buffers of one run. `amax` and `s_dec` hold one fp32 each (NVFP4 only:
-/// with an MX recipe they are left untouched).
-struct QuantizeBuffers {
-  DeviceBuffer elements;
-  DeviceBuffer scales;
-  DeviceBuffer amax;
-  DeviceBuffer s_dec;
-  DeviceBuffer tile_rows;  ///< uploaded by alloc_quantize_buffers when the plan has a table
-};
+/// Output and scratch buffers of one run.
+using QuantizeBuffers = BlockQuantizeBuffers;
 
 /// Allocates the outputs (filled with `sentinel`) and uploads the plan's row table.
 QuantizeBuffers alloc_quantize_buffers(Backend& backend, const QuantizePlan& plan, std::uint8_t sentinel = 0xCD);

@@ -62,13 +62,8 @@ std::span<const std::string_view> swiglu_quantize_supported_presets();
 /// Validates and plans the fused kernel; launches nothing.
 SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem);
 
-struct SwigluQuantizeBuffers {
-  DeviceBuffer elements;
-  DeviceBuffer scales;
-  DeviceBuffer amax;   ///< the tensor amax used (uploaded by run_swiglu_quantize)
-  DeviceBuffer s_dec;  ///< NVFP4: the global decode scale
-  DeviceBuffer tile_rows;
-};
+/// Output and scratch buffers of one fused run (amax: the tensor amax, uploaded by the run).
+using SwigluQuantizeBuffers = BlockQuantizeBuffers;
 
 SwigluQuantizeBuffers alloc_swiglu_quantize_buffers(Backend& backend, const SwigluQuantizePlan& plan,
                                                     std::uint8_t sentinel = 0xCD);

@@ -36,21 +36,17 @@ class EmulatedBackend final : public device::Backend {
   CoalescingReport coalescing(std::string_view kernel) const { return emu_.coalescing(kernel); }
   void reset_coalescing() { emu_.reset_coalescing(); }
 
-  /// Runs body(EmuCtx&) once per thread with the plan's geometry. Every run_kernel goes through
-  /// this (Backend::launch has validated the plan and records it).
+  /// Runs body(EmuCtx&) once per thread with the plan's geometry. run_kernel goes through this
+  /// (Backend::launch has validated the plan and records it); tests run their own bodies with it.
   template <class Body>
   void run(const device::LaunchPlan& plan, Body&& body) {
     emu_.launch(plan.kernel, plan.grid, plan.block, plan.dynamic_smem_bytes, std::forward<Body>(body), options_);
   }
 
  protected:
-  // ---- The kernel table: every run_kernel in one file, emulated_kernels.cpp ----
-  void run_kernel(const device::LaunchPlan& plan, const device::ConvertParams& p) override;
-  void run_kernel(const device::LaunchPlan& plan, const device::DequantizeParams& p) override;
-  void run_kernel(const device::LaunchPlan& plan, const device::AmaxParams& p) override;
-  void run_kernel(const device::LaunchPlan& plan, const device::QuantizeParams& p) override;
-  void run_kernel(const device::LaunchPlan& plan, const device::SwigluParams& p) override;
-  void run_kernel(const device::LaunchPlan& plan, const device::SwigluQuantizeParams& p) override;
+  /// Runs the kernel of the family whose parameters `args` holds, Kernel::run per thread
+  /// (emulated_kernels.cpp).
+  void run_kernel(const device::LaunchPlan& plan, const device::KernelArgs& args) override;
 
   std::byte* raw_alloc(std::size_t bytes, std::string_view name) override;
   void raw_free(std::byte* p) noexcept override;

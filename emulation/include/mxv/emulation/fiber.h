@@ -39,6 +39,9 @@ class Fiber {
 
  private:
   static void fiber_main(void* self);  // first frame on the fiber stack (fiber.cpp)
+  // Fiber side: the switch to the scheduler that yield() and exit_to_scheduler() share;
+  // `fake_stack` receives AddressSanitizer's fake stack of this fiber (nullptr: released).
+  void switch_to_scheduler(void** fake_stack);
   Entry entry_ = nullptr;
   void* arg_ = nullptr;
   void* mapping_ = nullptr;

@@ -10,9 +10,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
+#include "mxv/device/kernel_family.h"
 #include "mxv/device/kernels/quantize_rules.h"
 
 namespace mxv::device {
@@ -88,5 +90,15 @@ MXV_HD void amax_body(Ctx& ctx, const AmaxParams& p) {
     if (t == 0u && k != 0u) ctx.atomic_max(p.amax_bits, 0, k);  // 0 is already there
   }
 }
+
+enum class AmaxVariant : std::uint8_t { kAmax };
+constexpr std::string_view to_string(AmaxVariant) { return "amax"; }
+
+/// The amax kernel as both backends run it (kernel_family.h).
+struct AmaxKernel : KernelOf<AmaxParams, kAmaxBlockThreads> {
+  template <class Ctx>
+  static MXV_HD MXV_FORCEINLINE void run(Ctx& ctx, const AmaxParams& p) { amax_body(ctx, p); }
+};
+using AmaxFamily = OneKernelFamily<AmaxKernel, AmaxVariant::kAmax>;
 
 }  // namespace mxv::device

@@ -27,10 +27,12 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 #include <type_traits>
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
+#include "mxv/device/kernel_family.h"
 #include "mxv/reference/vocabulary.h"
 
 namespace mxv::device {
@@ -314,7 +316,7 @@ MXV_HD void convert_variant_body(Ctx& ctx, const ConvertParams& p) {
 
 /// Calls `visitor.template operator()<kDir, kWide, kFormat, kIndex>()` with the compile-time
 /// choice matching the launch's runtime fields: the one map from a launch to its kernel, used by
-/// the cuda backend to pick the __global__ instantiation and by convert_body. Decoding E8M0 does
+/// both backends (through ConvertFamily) to pick the instantiation a launch runs. Decoding E8M0 does
 /// not depend on the encode rounding, so both E8M0 formats decode through the kE8M0Rz kernel.
 template <class Visitor>
 void convert_visit(const ConvertParams& p, Visitor&& visitor) {
@@ -350,13 +352,26 @@ void convert_visit(const ConvertParams& p, Visitor&& visitor) {
   }
 }
 
-/// The launch's kernel picked at run time (the emulator's entry; the cuda backend launches the
-/// instantiation itself through convert_visit).
-template <class Ctx>
-void convert_body(Ctx& ctx, const ConvertParams& p) {
-  convert_visit(p, [&]<ConvertDirection kDir, WideType kWide, CodeFormat kFormat, bool kIndex>() {
+enum class ConvertVariant : std::uint8_t { kConvert };
+constexpr std::string_view to_string(ConvertVariant) { return "convert"; }
+
+/// One convert instantiation as both backends run it (kernel_family.h).
+template <ConvertDirection kDir, WideType kWide, CodeFormat kFormat, bool kIndex>
+struct ConvertKernel : KernelOf<ConvertParams, kConvertBlockThreads> {
+  template <class Ctx>
+  static MXV_HD MXV_FORCEINLINE void run(Ctx& ctx, const ConvertParams& p) {
     convert_variant_body<kDir, kWide, kFormat, kIndex>(ctx, p);
-  });
-}
+  }
+};
+
+/// The convert family: one variant, whose instantiation convert_visit picks from the parameters.
+struct ConvertFamily : FamilyOf<ConvertParams, ConvertVariant::kConvert> {
+  template <class Visitor>
+  static void visit(ConvertVariant, const LaunchPlan&, const ConvertParams& p, Visitor&& visitor) {
+    convert_visit(p, [&]<ConvertDirection kDir, WideType kWide, CodeFormat kFormat, bool kIndex>() {
+      visitor.template operator()<ConvertKernel<kDir, kWide, kFormat, kIndex>>();
+    });
+  }
+};
 
 }  // namespace mxv::device

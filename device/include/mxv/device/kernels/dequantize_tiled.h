@@ -9,7 +9,7 @@
 // The 4 (or 8) values of a store never straddle a 16- or 32-k scale block: one scale byte each.
 //
 // Three launch geometries, told apart by the block shape the launcher (dequantize.cpp) chose
-// (dequant_geometry; the cuda backend launches one __global__ per geometry):
+// (dequant_geometry; each geometry is its own kernel instantiation, kernels/dequantize.h):
 //  - "units" (block (256, 1, 1); K-packed [E, N, K/2]): a block covers 64 rows n x
 //    64 * kDequantUnits<out> k. Thread l handles rows n0 + l/8 and n0 + l/8 + 32 and that many
 //    64-k tiles, i.e. 8 stores of 16 bytes. All its packed words (one 32-bit / 16-bit load per
@@ -465,8 +465,8 @@ MXV_HD void tiled_dispatch_scale(Ctx& ctx, const DequantizeParams& p) {
 
 }  // namespace dequant_detail
 
-/// One geometry's kernel (the cuda backend launches one __global__ per geometry, so each gets
-/// its own register allocation): kUnits with block (256, 1, 1), grid (ceil(K / (64 *
+/// One geometry's kernel (each is its own kernel instantiation, kernels/dequantize.h, so each
+/// gets its own register allocation): kUnits with block (256, 1, 1), grid (ceil(K / (64 *
 /// dequant_units(out))), ceil(N/64), E), K-packed only; kTranspose with block (8, 32), grid (K/64,
 /// ceil(N/256), E), N-packed with N % 32 == 0; kRows64 with block (8, 64), grid (K/64, ceil(N/64),
 /// E), either packing.
@@ -477,16 +477,6 @@ MXV_HD void dequantize_tiled_geometry_body(Ctx& ctx, const DequantizeParams& p) 
     case WideType::kFp32: tiled_dispatch_scale<kGeometry, WideType::kFp32>(ctx, p); return;
     case WideType::kBf16: tiled_dispatch_scale<kGeometry, WideType::kBf16>(ctx, p); return;
     case WideType::kFp16: tiled_dispatch_scale<kGeometry, WideType::kFp16>(ctx, p); return;
-  }
-}
-
-/// The geometry the launch's block shape selects (dequant_geometry), then its kernel.
-template <class Ctx>
-MXV_HD void dequantize_tiled_body(Ctx& ctx, const DequantizeParams& p) {
-  switch (dequant_geometry(ctx.block_dim())) {
-    case DequantGeometry::kUnits: dequantize_tiled_geometry_body<DequantGeometry::kUnits>(ctx, p); return;
-    case DequantGeometry::kTranspose: dequantize_tiled_geometry_body<DequantGeometry::kTranspose>(ctx, p); return;
-    case DequantGeometry::kRows64: dequantize_tiled_geometry_body<DequantGeometry::kRows64>(ctx, p); return;
   }
 }
 

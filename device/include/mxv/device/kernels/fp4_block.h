@@ -75,21 +75,19 @@ MXV_HD MXV_FORCEINLINE SlotCursor<Index> slot_cursor(Index first_item, Index ite
 
 /// A lane's `kN` (even) elements scaled by `multiplier` and packed to E2M1: element j in bits
 /// [4j+3:4j] (byte j/2 holds elements j, j+1 with the even one low), the word a 2- (kN = 4) or
-/// 4-byte (kN = 8) store writes. `value(j)` yields element j in fp32.
-template <unsigned kN, class Value>
+/// 4-byte (kN = 8) store writes. `value(j)` yields element j in fp32. kNonNan: the scaled
+/// products cannot be NaN, so the pairs pack through qrules::pack_pair_non_nan.
+template <unsigned kN, bool kNonNan = false, class Value>
 MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word(Value value, float multiplier) {
   static_assert(kN % 2 == 0 && kN <= 8);
   std::uint32_t word = 0;
-  for (unsigned j = 0; j < kN; j += 2) word |= qrules::pack_pair_fast(value(j), value(j + 1u), multiplier) << (4u * j);
-  return word;
-}
-
-/// pack_e2m1_word for values whose scaled products cannot be NaN (qrules::pack_pair_non_nan).
-template <unsigned kN, class Value>
-MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_non_nan(Value value, float multiplier) {
-  static_assert(kN % 2 == 0 && kN <= 8);
-  std::uint32_t word = 0;
-  for (unsigned j = 0; j < kN; j += 2) word |= qrules::pack_pair_non_nan(value(j), value(j + 1u), multiplier) << (4u * j);
+  for (unsigned j = 0; j < kN; j += 2) {
+    if constexpr (kNonNan) {
+      word |= qrules::pack_pair_non_nan(value(j), value(j + 1u), multiplier) << (4u * j);
+    } else {
+      word |= qrules::pack_pair_fast(value(j), value(j + 1u), multiplier) << (4u * j);
+    }
+  }
   return word;
 }
 

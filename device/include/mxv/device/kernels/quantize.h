@@ -20,11 +20,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
+#include "mxv/device/kernel_family.h"
 #include "mxv/device/kernels/fp4_block.h"
 #include "mxv/device/kernels/quantize_rules.h"
+#include "mxv/device/kernels/scheme_instance.h"
 
 // The vector variant's per-slot arrays must live in registers: its slot loops unroll fully on the
 // GPU (nvcc's heuristic declines for loop bodies this size). Not logic: the host ignores it.
@@ -39,6 +42,9 @@ namespace mxv::device {
 inline constexpr unsigned kQuantizeBlockThreads = 256;
 
 enum class QuantizeVariant : std::uint8_t { kVector, kScalar };
+constexpr std::string_view to_string(QuantizeVariant v) {
+  return v == QuantizeVariant::kVector ? "quantize_vector" : "quantize_scalar";
+}
 
 /// Arguments of one quantize launch (built by quantize.cpp; every size already validated).
 struct QuantizeParams {
@@ -187,7 +193,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
           out[o] = fp4_block::pack_e2m1_word_bf16_non_nan(value, word(4u * o), word(4u * o + 1u), word(4u * o + 2u),
                                                           word(4u * o + 3u), c.multiplier);
         } else {
-          out[o] = fp4_block::pack_e2m1_word_non_nan<8>(value, c.multiplier);
+          out[o] = fp4_block::pack_e2m1_word<8, true>(value, c.multiplier);
         }
       }
       const Index byte_off = row[s] * row_bytes + kcol[s] * (kBlock / 2u);
@@ -244,36 +250,30 @@ MXV_HD void quantize_scalar_body(Ctx& ctx, const QuantizeParams& p) {
   }
 }
 
-/// The vector variant for a runtime scheme, input type and index width (the emulator's entry; the
-/// cuda backend launches one __global__ per instantiation instead, so each is straight-line code).
-template <qrules::Scheme kScheme, class Ctx>
-MXV_HD void quantize_vector_dispatch_types(Ctx& ctx, const QuantizeParams& p) {
-  if (p.input_bf16) {
-    if (p.narrow_index) return quantize_vector_body<kScheme, true, std::uint32_t>(ctx, p);
-    return quantize_vector_body<kScheme, true, std::uint64_t>(ctx, p);
+/// The quantize kernels as both backends run them (kernel_family.h).
+template <qrules::Scheme kScheme, bool kBf16, class Index>
+struct QuantizeVectorKernel : KernelOf<QuantizeParams, kQuantizeBlockThreads> {
+  template <class Ctx>
+  static MXV_HD MXV_FORCEINLINE void run(Ctx& ctx, const QuantizeParams& p) {
+    quantize_vector_body<kScheme, kBf16, Index>(ctx, p);
   }
-  if (p.narrow_index) return quantize_vector_body<kScheme, false, std::uint32_t>(ctx, p);
-  return quantize_vector_body<kScheme, false, std::uint64_t>(ctx, p);
-}
+};
+struct QuantizeScalarKernel : KernelOf<QuantizeParams, kQuantizeBlockThreads> {
+  template <class Ctx>
+  static MXV_HD MXV_FORCEINLINE void run(Ctx& ctx, const QuantizeParams& p) { quantize_scalar_body(ctx, p); }
+};
 
-template <class Ctx>
-MXV_HD void quantize_vector_dispatch(Ctx& ctx, const QuantizeParams& p) {
-  using qrules::Scheme;
-  switch (p.scheme) {
-    case Scheme::kNvfp4Te: return quantize_vector_dispatch_types<Scheme::kNvfp4Te>(ctx, p);
-    case Scheme::kMxfp4Nvidia: return quantize_vector_dispatch_types<Scheme::kMxfp4Nvidia>(ctx, p);
-    case Scheme::kMxfp4Ocp: return quantize_vector_dispatch_types<Scheme::kMxfp4Ocp>(ctx, p);
+/// The quantize family: the scalar kernel, or the vector kernel of the launch's scheme, input
+/// type and index width.
+struct QuantizeFamily : FamilyOf<QuantizeParams, QuantizeVariant::kVector, QuantizeVariant::kScalar> {
+  template <class Visitor>
+  static void visit(QuantizeVariant v, const LaunchPlan&, const QuantizeParams& p, Visitor&& visitor) {
+    if (v == QuantizeVariant::kScalar) {
+      visitor.template operator()<QuantizeScalarKernel>();
+    } else {
+      visit_scheme_kernel<QuantizeVectorKernel>(p.scheme, p.input_bf16, p.narrow_index, visitor);
+    }
   }
-}
-
-/// The one entry both backends call: dispatches on the variant, the scheme and the input type.
-template <class Ctx>
-MXV_HD void quantize_kernel(Ctx& ctx, const QuantizeParams& p) {
-  if (p.variant == QuantizeVariant::kScalar) {
-    quantize_scalar_body(ctx, p);
-  } else {
-    quantize_vector_dispatch(ctx, p);
-  }
-}
+};
 
 }  // namespace mxv::device

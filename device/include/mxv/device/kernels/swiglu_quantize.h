@@ -19,11 +19,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
+#include "mxv/device/kernel_family.h"
 #include "mxv/device/kernels/fp4_block.h"
 #include "mxv/device/kernels/quantize_rules.h"
+#include "mxv/device/kernels/scheme_instance.h"
 #include "mxv/device/kernels/swiglu_math.h"
 
 // Loops over a thread's outputs must unroll fully so their arrays live in registers (nvcc
@@ -231,7 +234,7 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
     MXV_SWIGLU_UNROLL
     for (unsigned o = 0; o < kOutWords; ++o) {
       const auto value = [&](unsigned j) { return act[8u * o + j]; };
-      out[o] = finite ? fp4_block::pack_e2m1_word_non_nan<8>(value, c.multiplier)
+      out[o] = finite ? fp4_block::pack_e2m1_word<8, true>(value, c.multiplier)
                       : fp4_block::pack_e2m1_word<8>(value, c.multiplier);
     }
     const Index byte_off = row * row_bytes + k * (kBlock / 2u);
@@ -246,26 +249,33 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
   }
 }
 
-/// The fused kernel for runtime parameters (the emulator's entry; the cuda backend launches one
-/// __global__ per instantiation instead).
-template <qrules::Scheme kScheme, class Ctx>
-MXV_HD void swiglu_quantize_dispatch_scheme(Ctx& ctx, const SwigluQuantizeParams& p) {
-  if (p.in.input_bf16) {
-    if (p.narrow_index) return swiglu_quantize_body<kScheme, true, std::uint32_t>(ctx, p);
-    return swiglu_quantize_body<kScheme, true, std::uint64_t>(ctx, p);
-  }
-  if (p.narrow_index) return swiglu_quantize_body<kScheme, false, std::uint32_t>(ctx, p);
-  return swiglu_quantize_body<kScheme, false, std::uint64_t>(ctx, p);
-}
+enum class SwigluVariant : std::uint8_t { kBf16 };
+constexpr std::string_view to_string(SwigluVariant) { return "swiglu_bf16"; }
+enum class SwigluQuantizeVariant : std::uint8_t { kFused };
+constexpr std::string_view to_string(SwigluQuantizeVariant) { return "swiglu_quantize_fused"; }
 
-template <class Ctx>
-MXV_HD void swiglu_quantize_kernel(Ctx& ctx, const SwigluQuantizeParams& p) {
-  using qrules::Scheme;
-  switch (p.scheme) {
-    case Scheme::kNvfp4Te: return swiglu_quantize_dispatch_scheme<Scheme::kNvfp4Te>(ctx, p);
-    case Scheme::kMxfp4Nvidia: return swiglu_quantize_dispatch_scheme<Scheme::kMxfp4Nvidia>(ctx, p);
-    case Scheme::kMxfp4Ocp: return swiglu_quantize_dispatch_scheme<Scheme::kMxfp4Ocp>(ctx, p);
+/// The SwiGLU kernels as both backends run them (kernel_family.h).
+struct SwigluBf16Kernel : KernelOf<SwigluParams, kSwigluBlockThreads> {
+  template <class Ctx>
+  static MXV_HD MXV_FORCEINLINE void run(Ctx& ctx, const SwigluParams& p) { swiglu_bf16_body(ctx, p); }
+};
+template <qrules::Scheme kScheme, bool kBf16, class Index>
+struct SwigluQuantizeFusedKernel : KernelOf<SwigluQuantizeParams, kSwigluBlockThreads> {
+  template <class Ctx>
+  static MXV_HD MXV_FORCEINLINE void run(Ctx& ctx, const SwigluQuantizeParams& p) {
+    swiglu_quantize_body<kScheme, kBf16, Index>(ctx, p);
   }
-}
+};
+
+/// The unfused activation (to bf16).
+using SwigluFamily = OneKernelFamily<SwigluBf16Kernel, SwigluVariant::kBf16>;
+
+/// The fused activation + quantize: the kernel of the launch's scheme, input type and index width.
+struct SwigluQuantizeFamily : FamilyOf<SwigluQuantizeParams, SwigluQuantizeVariant::kFused> {
+  template <class Visitor>
+  static void visit(SwigluQuantizeVariant, const LaunchPlan&, const SwigluQuantizeParams& p, Visitor&& visitor) {
+    visit_scheme_kernel<SwigluQuantizeFusedKernel>(p.scheme, p.in.input_bf16, p.narrow_index, visitor);
+  }
+};
 
 }  // namespace mxv::device

@@ -1,0 +1,60 @@
+// The output and scratch buffers of a block-quantizing launch: the quantize kernel and the fused
+// SwiGLU + quantize kernel write the same elements, scales, amax and s_dec through the same slot
+// walk (kernels/fp4_block.h, docs/design.md sections 5.3 and 5.4), so their buffers, their
+// allocation, their size checks and their binding to the launch parameters are one code.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "mxv/device/backend.h"
+
+namespace mxv::device {
+
+/// `amax` and `s_dec` hold one fp32 each (NVFP4 only: with an MX recipe they are left untouched).
+struct BlockQuantizeBuffers {
+  DeviceBuffer elements;
+  DeviceBuffer scales;
+  DeviceBuffer amax;       ///< the tensor amax (reduced by the amax kernel or uploaded by the run)
+  DeviceBuffer s_dec;      ///< the global decode scale the kernel writes
+  DeviceBuffer tile_rows;  ///< the plan's per-tile row table, uploaded when the plan has one
+};
+
+/// What a plan needs of its buffers: output sizes and the row table (empty: none).
+struct BlockQuantizeLayout {
+  std::uint64_t element_bytes = 0;
+  std::uint64_t scale_bytes = 0;
+  std::span<const std::uint32_t> tile_rows;
+};
+
+/// Allocates the outputs, named "<who>.elements", ..., filled with `sentinel`, and uploads the
+/// row table.
+BlockQuantizeBuffers alloc_block_quantize_buffers(Backend& backend, std::string_view who, const BlockQuantizeLayout& layout,
+                                                  std::uint8_t sentinel);
+
+/// Throws std::invalid_argument ("<who>: buffer '<what>' holds N bytes, the plan needs M") when
+/// `b` is smaller than `bytes`.
+void require_buffer_bytes(std::string_view who, const DeviceBuffer& b, std::uint64_t bytes, const char* what);
+
+/// require_buffer_bytes for every buffer of `out`.
+void require_block_quantize_buffers(std::string_view who, const BlockQuantizeLayout& layout,
+                                    const BlockQuantizeBuffers& out);
+
+/// The layout of a QuantizePlan or SwigluQuantizePlan.
+template <class Plan>
+BlockQuantizeLayout block_quantize_layout(const Plan& plan) {
+  return {plan.element_bytes, plan.scale_bytes, plan.tile_rows};
+}
+
+/// Points a launch's outputs (QuantizeParams, SwigluQuantizeParams) at `out`.
+template <class Params>
+void bind_block_quantize_buffers(Params& p, const BlockQuantizeLayout& layout, const BlockQuantizeBuffers& out) {
+  p.elements = out.elements.as<std::uint8_t>();
+  p.scales = out.scales.as<std::uint8_t>();
+  p.tile_rows = layout.tile_rows.empty() ? GlobalPtr<std::uint32_t>{} : out.tile_rows.as<std::uint32_t>();
+  p.amax_bits = out.amax.as<std::uint32_t>();
+  p.s_dec_out = out.s_dec.as<float>();
+}
+
+}  // namespace mxv::device

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,8 +31,9 @@ void add_fuzz_verb(CLI::App& app, int& exit_code) {
   auto seed_text = std::make_shared<std::optional<std::string>>();
   auto* minutes = add_text(*cmd, "--minutes", *minutes_text,
                            "run rounds of every property for this many minutes (finite, >= 0)", kReal);
-  cmd->add_option("--cases", opt->cases, "or: run this many cases of each property (default 50)")
-      ->type_name(kInt)
+  // Through the typed parser too: 0 or a negative count is refused rather than read as "default".
+  auto cases_text = std::make_shared<std::optional<std::string>>();
+  add_text(*cmd, "--cases", *cases_text, "or: run this many cases of each property (>= 1; default 50)", kInt)
       ->excludes(minutes);
   add_seed(*cmd, *seed_text, "run seed", "a property's cases are a function of it and the property name", opt->seed);
   add_backend(*cmd, opt->backend);
@@ -39,9 +41,12 @@ void add_fuzz_verb(CLI::App& app, int& exit_code) {
   cmd->add_flag("--list", opt->list, "list the properties and exit");
   add_text(*cmd, "--save-failure", opt->save_failure,
            "write the failing case to FILE (golden cases; docs/fuzzing.md, \"Saved failures\")", kFile);
-  cmd->callback([opt, minutes_text, seed_text, &exit_code] {
+  cmd->callback([opt, minutes_text, cases_text, seed_text, &exit_code] {
     if (*minutes_text) {
       opt->minutes = io::parse_real_option("--minutes", **minutes_text, io::RealRule::kFiniteNonNegative);
+    }
+    if (*cases_text) {
+      opt->cases = static_cast<int>(io::parse_int_option("--cases", **cases_text, 1, std::numeric_limits<int>::max()));
     }
     if (*seed_text) opt->seed = io::parse_uint64_option("--seed", **seed_text);
     if (!opt->save_failure.empty()) {

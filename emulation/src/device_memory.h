@@ -2,7 +2,7 @@
 // allocator whose buffers are 256-byte aligned (so sector and line arithmetic on host addresses
 // matches the GPU's), surrounded by 256-byte red zones holding a known pattern, each byte with a
 // shadow tag that says who wrote it last: 0 = nobody, kHostTag = the host, otherwise (launch,
-// block). Internal to mxv::emulation.
+// block, atomic or not). Internal to mxv::emulation.
 #pragma once
 
 #include <cstddef>
@@ -18,12 +18,22 @@ namespace mxv::emu::detail {
 inline constexpr std::uint8_t kRedZonePattern = 0xFA;
 inline constexpr std::uint64_t kHostTag = 1;  // launch 0, "block" 0
 
+/// Bit of the tag's block field that marks an atomic update. Atomics of many blocks to one byte
+/// are legitimate, a plain access of such a byte by another block is a race (docs/design.md
+/// section 4.2), so the tag must say which kind of write it was. Leaves 2^39 blocks per launch.
+inline constexpr std::uint64_t kAtomicTagBit = std::uint64_t{1} << 39;
+
 /// Shadow tag of a byte written by `block_linear` in launch `launch` (launch >= 1).
 constexpr std::uint64_t writer_tag(std::uint64_t launch, std::uint64_t block_linear) {
   return (launch << 40) | (block_linear + 1);
 }
+/// Shadow tag of a byte updated by an atomic of `block_linear` in launch `launch`.
+constexpr std::uint64_t atomic_tag(std::uint64_t launch, std::uint64_t block_linear) {
+  return writer_tag(launch, block_linear) | kAtomicTagBit;
+}
 constexpr std::uint64_t tag_launch(std::uint64_t tag) { return tag >> 40; }
-constexpr std::uint64_t tag_block(std::uint64_t tag) { return (tag & ((std::uint64_t{1} << 40) - 1)) - 1; }
+constexpr std::uint64_t tag_block(std::uint64_t tag) { return (tag & (kAtomicTagBit - 1)) - 1; }
+constexpr bool tag_is_atomic(std::uint64_t tag) { return (tag & kAtomicTagBit) != 0; }
 
 struct Allocation {
   std::string name;

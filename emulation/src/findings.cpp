@@ -19,6 +19,7 @@ std::string_view to_string(FindingKind kind) {
     case FindingKind::kMisaligned: return "misaligned";
     case FindingKind::kUninitializedRead: return "uninitialized-read";
     case FindingKind::kCrossBlockWrite: return "cross-block-write";
+    case FindingKind::kCrossBlockRead: return "cross-block-read";
     case FindingKind::kSharedRace: return "shared-race";
     case FindingKind::kBarrierDivergence: return "barrier-divergence";
     case FindingKind::kCollectiveMismatch: return "collective-mismatch";

@@ -117,6 +117,116 @@ TEST(AccessChecks, AtomicsFromManyBlocksAreNotCrossBlockWrites) {
   EXPECT_TRUE(emu.findings().empty()) << emu.findings_report();
 }
 
+// Block 0 publishes 64 floats; block 1 reads them back in the same launch (planted bug: on the
+// GPU block 1 may run first), with scalar loads or, when `vector`, with 16-byte loads.
+void handoff(Emulator& emu, GlobalPtr<float> partial, GlobalPtr<float> out, bool vector) {
+  emu.launch("handoff", {2, 1, 1}, {64, 1, 1}, 0, [&](EmuCtx& ctx) {
+    const unsigned t = ctx.thread_idx().x;
+    if (ctx.block_idx().x == 0) {
+      ctx.store(partial, t, static_cast<float>(t));
+    } else if (!vector) {
+      ctx.store(out, t, ctx.load(partial, t));
+    } else if (t % 4 == 0) {
+      ctx.store16(out, t, ctx.load16(partial, t));
+    }
+  });
+}
+
+TEST(AccessChecks, BlockReadingWhatAnotherBlockWroteInTheSameLaunch) {
+  Emulator emu;
+  auto partial = emu.alloc<float>(64, "partial");
+  auto out = emu.alloc<float>(64, "out");
+  handoff(emu, partial, out, /*vector=*/false);
+  // One finding per load of block 1; the serial block order gave the "right" values anyway.
+  ASSERT_EQ(emu.finding_count(FindingKind::kCrossBlockRead), 64u) << emu.findings_report();
+  ASSERT_EQ(emu.finding_count(), 64u) << emu.findings_report();
+  const Finding& f = emu.findings()[5];
+  EXPECT_EQ(f.kind, FindingKind::kCrossBlockRead);
+  EXPECT_EQ(f.kernel, "handoff");
+  EXPECT_EQ(f.launch, 1u);
+  EXPECT_EQ(f.block.x, 1u);
+  EXPECT_EQ(f.thread.x, 5u);
+  EXPECT_NE(f.site.find("access_checks_test.cpp:"), std::string::npos) << f.site;
+  EXPECT_EQ(f.buffer, "partial");
+  EXPECT_EQ(f.offset, 20);
+  EXPECT_NE(f.detail.find("load in block 1"), std::string::npos) << f.detail;
+  EXPECT_NE(f.detail.find("which block 0 wrote in the same launch"), std::string::npos) << f.detail;
+  EXPECT_NE(f.to_string().find("cross-block-read in handoff"), std::string::npos) << f.to_string();
+  // 16-byte loads take the same check: one finding per load, at its first byte.
+  emu.clear_findings();
+  handoff(emu, partial, out, /*vector=*/true);
+  ASSERT_EQ(emu.finding_count(FindingKind::kCrossBlockRead), 16u) << emu.findings_report();
+  ASSERT_EQ(emu.finding_count(), 16u) << emu.findings_report();
+  EXPECT_EQ(emu.findings()[1].thread.x, 4u);
+  EXPECT_EQ(emu.findings()[1].offset, 16);
+  EXPECT_EQ(emu.findings()[1].buffer, "partial");
+}
+
+TEST(AccessChecks, OwnWritesAndEarlierLaunchesAreNotCrossBlockReads) {
+  Emulator emu;
+  auto partial = emu.alloc<float>(128, "partial");
+  auto out = emu.alloc<float>(128, "out");
+  // Each block reads back what its own threads wrote (across warps, after a barrier).
+  emu.launch("own", {2, 1, 1}, {64, 1, 1}, 0, [&](EmuCtx& ctx) {
+    const unsigned b = ctx.block_idx().x * 64, t = ctx.thread_idx().x;
+    ctx.store(partial, b + t, static_cast<float>(b + t));
+    ctx.syncthreads();
+    ctx.store(out, b + t, ctx.load(partial, b + (t + 32) % 64));
+  });
+  EXPECT_TRUE(emu.findings().empty()) << emu.findings_report();
+  // A later launch reads everything both blocks of the earlier launches wrote, scalar and vector.
+  emu.launch("consume", {2, 1, 1}, {64, 1, 1}, 0, [&](EmuCtx& ctx) {
+    const unsigned i = (1 - ctx.block_idx().x) * 64 + ctx.thread_idx().x;
+    const float x = ctx.load(partial, i);
+    const Vec16 v = ctx.load16(out, i / 4 * 4);
+    ctx.store(partial, i, x + static_cast<float>(v.w[0] & 1u));
+  });
+  EXPECT_TRUE(emu.findings().empty()) << emu.findings_report();
+}
+
+TEST(AccessChecks, AtomicsOverAtomicsAreCleanPlainAccessesAcrossThemAreNot) {
+  Emulator emu;
+  auto word = emu.alloc<std::uint32_t>(1, "word");
+  auto out = emu.alloc<std::uint32_t>(4, "out");
+  std::vector<std::uint32_t> zero{0};
+  emu.upload(word, std::span<const std::uint32_t>(zero));
+  // Every block updates the word atomically and reads back only its own atomic's result: clean.
+  emu.launch("atomics", {4, 1, 1}, {1, 1, 1}, 0, [&](EmuCtx& ctx) {
+    const std::uint32_t old = ctx.atomic_max(word, 0, ctx.block_idx().x + 1);
+    ctx.store(out, ctx.block_idx().x, old);
+  });
+  EXPECT_TRUE(emu.findings().empty()) << emu.findings_report();
+  // Planted bug: blocks 1..3 load the word that block 0 (first) updated atomically in this launch.
+  emu.launch("atomic_then_load", {4, 1, 1}, {1, 1, 1}, 0, [&](EmuCtx& ctx) {
+    (void)ctx.atomic_max(word, 0, ctx.block_idx().x + 10);
+    ctx.store(out, ctx.block_idx().x, ctx.load(word, 0));
+  });
+  ASSERT_EQ(emu.finding_count(FindingKind::kCrossBlockRead), 3u) << emu.findings_report();
+  ASSERT_EQ(emu.finding_count(), 3u) << emu.findings_report();
+  EXPECT_EQ(emu.findings()[0].kernel, "atomic_then_load");
+  EXPECT_EQ(emu.findings()[0].block.x, 1u);
+  EXPECT_EQ(emu.findings()[0].buffer, "word");
+  EXPECT_EQ(emu.findings()[0].offset, 0);
+  EXPECT_NE(emu.findings()[2].detail.find("which block 0 (atomically) wrote"), std::string::npos)
+      << emu.findings()[2].detail;
+  // Planted bug: block 1's atomic reads the word block 0 stored plainly in this launch.
+  emu.clear_findings();
+  emu.launch("store_then_atomic", {2, 1, 1}, {1, 1, 1}, 0, [&](EmuCtx& ctx) {
+    if (ctx.block_idx().x == 0) {
+      ctx.store(word, 0, std::uint32_t{5});
+    } else {
+      (void)ctx.atomic_max(word, 0, std::uint32_t{7});
+    }
+  });
+  ASSERT_EQ(emu.finding_count(FindingKind::kCrossBlockRead), 1u) << emu.findings_report();
+  ASSERT_EQ(emu.finding_count(), 1u) << emu.findings_report();
+  EXPECT_EQ(emu.findings()[0].block.x, 1u);
+  const std::string& detail = emu.findings()[0].detail;
+  EXPECT_NE(detail.find("atomic in block 1 reads byte 0 of 'word', which block 0 wrote"),
+            std::string::npos)
+      << detail;
+}
+
 TEST(AccessChecks, MisalignedVectorAccess) {
   Emulator emu;
   auto buf = filled_buffer(emu, 64, "buf", 1.0f);

@@ -68,7 +68,8 @@ class EmuCtx {
     global_access(p.raw, i, sizeof(T), 16, AccessKind::kStore, &v, site);
   }
   /// atomicMax on a 32-bit word; returns the old value. Atomics from several blocks are not
-  /// reported as cross-block writes.
+  /// reported as cross-block writes or reads; a plain load of the word by another block of the
+  /// launch, or an atomic over another block's plain store, is a cross-block read.
   std::uint32_t atomic_max(device::GlobalPtr<std::uint32_t> p, std::size_t i, std::uint32_t v,
                            CallSite site = {});
 

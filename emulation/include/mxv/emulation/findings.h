@@ -17,6 +17,9 @@ enum class FindingKind : std::uint8_t {
   kMisaligned,           ///< address not a multiple of the access size (16 for vector access)
   kUninitializedRead,    ///< read of bytes nothing wrote (global shadow or shared shadow)
   kCrossBlockWrite,      ///< one global byte written by two different blocks in one launch
+  kCrossBlockRead,       ///< a block loads a global byte another block wrote in the same launch
+                         ///< (a race: block order is undefined); an atomic over another block's
+                         ///< atomic update is legitimate and not reported
   kSharedRace,           ///< two warps touch a shared byte (at least one writes), no barrier between
   kBarrierDivergence,    ///< __syncthreads not reached by all live threads, or at different sites
   kCollectiveMismatch,   ///< warp collective whose participants disagree (mask/op/width/site) or
@@ -27,7 +30,7 @@ enum class FindingKind : std::uint8_t {
   kKernelException,      ///< the kernel body threw; the thread is treated as exited
 };
 
-inline constexpr std::size_t kFindingKindCount = 11;
+inline constexpr std::size_t kFindingKindCount = 12;
 
 /// Short stable name of a kind ("out-of-bounds", ...), used in reports and test messages.
 std::string_view to_string(FindingKind kind);

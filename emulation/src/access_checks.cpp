@@ -133,11 +133,11 @@ void BlockRun::global_access(ThreadState& t, const void* base, std::size_t index
   std::uint64_t* tags = a->tags.data() + offset;
   if (is_store) {
     const std::uint64_t mine = writer_tag(launch_, block_linear_);
-    // Two plain stores only: a plain store over another block's atomic update races too, but
-    // this rule leaves it unjudged (docs/design.md section 4.2 says why).
+    // A plain store over another block's plain store or atomic update: either way the byte's
+    // final value depends on the order of the blocks.
     for (std::size_t b = 0; b < access_bytes; ++b) {
       const std::uint64_t old = tags[b];
-      if (written_by_other_block(old, launch_, block_linear_) && !tag_is_atomic(old)) {
+      if (written_by_other_block(old, launch_, block_linear_)) {
         const std::uint32_t id = site_id(t, site);
         report(FindingKind::kCrossBlockWrite, t, id, a->name, address + b,
                static_cast<std::int64_t>(offset + b),

@@ -225,6 +225,20 @@ TEST(AccessChecks, AtomicsOverAtomicsAreCleanPlainAccessesAcrossThemAreNot) {
   EXPECT_NE(detail.find("atomic in block 1 reads byte 0 of 'word', which block 0 wrote"),
             std::string::npos)
       << detail;
+  // Planted bug: block 1 stores plainly over the word block 0 updated atomically in this launch
+  // (the final value depends on the order of the blocks): a cross-block write.
+  emu.clear_findings();
+  emu.launch("atomic_then_store", {2, 1, 1}, {1, 1, 1}, 0, [&](EmuCtx& ctx) {
+    if (ctx.block_idx().x == 0) {
+      (void)ctx.atomic_max(word, 0, std::uint32_t{9});
+    } else {
+      ctx.store(word, 0, std::uint32_t{3});
+    }
+  });
+  ASSERT_EQ(emu.finding_count(FindingKind::kCrossBlockWrite), 1u) << emu.findings_report();
+  ASSERT_EQ(emu.finding_count(), 1u) << emu.findings_report();
+  EXPECT_EQ(emu.findings()[0].block.x, 1u);
+  EXPECT_EQ(emu.findings()[0].buffer, "word");
 }
 
 TEST(AccessChecks, MisalignedVectorAccess) {

@@ -156,6 +156,17 @@ TEST(CudaCtxSampleOnTheEmulator, SameBodyRunsCleanAndCorrect) {
   emu.launch("sample", {blocks, 1, 1}, {block, 1, 1}, 0,
              [&](EmuCtx& ctx) { zero_cost::sample_body(ctx, cin, out, flags, n); });
   EXPECT_TRUE(emu.findings().empty()) << emu.findings_report();
+  // Each warp's ballot of x > 0 in its slot, and their maximum in the word after the slots.
+  std::vector<std::uint32_t> votes(blocks * block / 32 + 1);
+  emu.download(std::span(votes), flags);
+  std::uint32_t max_vote = 0;
+  for (unsigned w = 0; w < blocks * block / 32; ++w) {
+    std::uint32_t want = 0;
+    for (unsigned l = 0; l < 32; ++l) want |= (w * 32 + l < n && x[w * 32 + l] > 0.0f ? 1u : 0u) << l;
+    ASSERT_EQ(votes[w], want) << "warp " << w;
+    max_vote = std::max(max_vote, want);
+  }
+  EXPECT_EQ(votes.back(), max_vote);
   std::vector<float> got(2 * n);
   emu.download(std::span(got), out);
   auto xv = [&](unsigned i) { return i < n ? x[i] : 0.0f; };

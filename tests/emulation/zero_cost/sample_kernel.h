@@ -30,7 +30,8 @@ MXV_HD MXV_FORCEINLINE void sample_body(Ctx& ctx, device::GlobalPtr<const float>
   const std::uint32_t votes = ctx.ballot(device::kFullMask, x > 0.0f);
   if ((t & 31u) == 0) {
     ctx.store(flags, i / 32, votes);
-    (void)ctx.atomic_max(flags, n / 32, votes);
+    // The word after every warp's vote slot: every block's atomic meets no plain store there.
+    (void)ctx.atomic_max(flags, ctx.grid_dim().x * ctx.block_dim().x / 32, votes);
   }
   if (i < n) ctx.store(out, i, a);
   if (t % 4 == 0 && i + 3 < n) {

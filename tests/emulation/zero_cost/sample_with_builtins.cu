@@ -27,7 +27,7 @@ extern "C" __global__ void __launch_bounds__(256) sample_kernel(const float* in,
   const std::uint32_t votes = __ballot_sync(0xffffffffu, x > 0.0f);
   if ((t & 31u) == 0) {
     flags[i / 32] = votes;
-    (void)atomicMax(reinterpret_cast<unsigned int*>(flags + n / 32), static_cast<unsigned int>(votes));
+    (void)atomicMax(reinterpret_cast<unsigned int*>(flags + gridDim.x * blockDim.x / 32), static_cast<unsigned int>(votes));
   }
   if (i < n) out[i] = a;
   if (t % 4 == 0 && i + 3 < n) {

@@ -3,7 +3,7 @@
 // docs/semantics.md sections 1-3. Expectations never come from the code under test: code values are
 // written out or computed with std::ldexp from the format's definition, midpoints from those.
 // The independent whole-range oracles are cuda_header_exhaustive_test (CUDA 13.0 headers) and
-// ml_dtypes_dialect_test (ml_dtypes 0.6).
+// ml_dtypes_dialect_test (the installed ml_dtypes release, held to its own dialect).
 #include <gtest/gtest.h>
 
 #include <bit>

@@ -11,6 +11,7 @@
 #include "mxv/check/check.h"
 #include "mxv/check/independent_decoder.h"
 #include "mxv/io/json_writer.h"
+#include "mxv/io/enum_names.h"
 
 namespace mxv::check {
 namespace {
@@ -153,13 +154,7 @@ std::string json_coord(const std::array<std::size_t, 3>& c) {
 }
 
 std::string_view region_name(Region r) {
-  switch (r) {
-    case Region::kGuardBefore: return "guard-before";
-    case Region::kData: return "data";
-    case Region::kPadding: return "padding";
-    case Region::kGuardAfter: return "guard-after";
-  }
-  return "?";
+  return io::enum_name(r, {"guard-before", "data", "padding", "guard-after"});
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // with padded rows, and swizzled 128x4 scale tiles (docs/semantics.md section 5). Written from the
 // layout rules, independently of the block models' layout code.
 #include "mxv/check/storage_map.h"
+#include "mxv/io/enum_names.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -57,16 +58,7 @@ std::size_t batch_slots(const OutputSpec& spec, std::size_t batch) {
 }  // namespace
 
 std::string_view to_string(CodeKind k) {
-  switch (k) {
-    case CodeKind::kE2M1x2: return "e2m1x2";
-    case CodeKind::kE4M3: return "e4m3";
-    case CodeKind::kUE4M3: return "ue4m3";
-    case CodeKind::kE8M0: return "e8m0";
-    case CodeKind::kBf16: return "bf16";
-    case CodeKind::kFp16: return "fp16";
-    case CodeKind::kFp32: return "fp32";
-  }
-  return "?";
+  return io::enum_name(k, {"e2m1x2", "e4m3", "ue4m3", "e8m0", "bf16", "fp16", "fp32"});
 }
 
 std::string_view to_string(Layout l) {

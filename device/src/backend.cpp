@@ -2,6 +2,7 @@
 // (docs/design.md section 3.5, "Backends"; limits from the CUDA C Programming Guide, "Compute
 // Capabilities").
 #include "mxv/device/backend.h"
+#include "mxv/io/enum_names.h"
 
 #include <array>
 #include <sstream>
@@ -42,11 +43,7 @@ std::optional<LaunchPlan> linear_launch_plan(std::string_view kernel, std::uint6
 }
 
 std::string_view to_string(BackendKind kind) {
-  switch (kind) {
-    case BackendKind::kCuda: return "cuda";
-    case BackendKind::kEmulated: return "emulated";
-  }
-  return "?";
+  return io::enum_name(kind, {"cuda", "emulated"});
 }
 
 BackendKind backend_kind_by_name(std::string_view name) {

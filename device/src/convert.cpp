@@ -1,6 +1,7 @@
 // Host launcher of the convert kernel: argument validation and the launch plan (256-thread blocks
 // along x, each covering convert_block_elements(wide) elements; kernels/convert.h).
 #include "mxv/device/convert.h"
+#include "mxv/io/enum_names.h"
 
 #include <optional>
 #include <stdexcept>
@@ -13,13 +14,7 @@ std::string_view to_string(ConvertDirection d) {
 }
 
 std::string_view to_string(CodeFormat f) {
-  switch (f) {
-    case CodeFormat::kE4M3: return "e4m3";
-    case CodeFormat::kE2M1: return "e2m1";
-    case CodeFormat::kE8M0Rz: return "e8m0-rz";
-    case CodeFormat::kE8M0Rp: return "e8m0-rp";
-  }
-  return "?";
+  return io::enum_name(f, {"e4m3", "e2m1", "e8m0-rz", "e8m0-rp"});
 }
 
 std::uint64_t code_bytes(CodeFormat f, std::uint64_t count) {

@@ -7,16 +7,12 @@
 #include <sstream>
 
 #include "emulator_internal.h"
+#include "mxv/io/enum_names.h"
 
 namespace mxv::emu {
 
 std::string_view to_string(AccessKind kind) {
-  switch (kind) {
-    case AccessKind::kLoad: return "load";
-    case AccessKind::kStore: return "store";
-    case AccessKind::kAtomic: return "atomic";
-  }
-  return "?";
+  return io::enum_name(kind, {"load", "store", "atomic"});
 }
 
 double CoalescingFigures::sectors_per_request() const {

@@ -3,6 +3,7 @@
 
 #include "mxv/emulation/call_site.h"
 #include "mxv/emulation/findings.h"
+#include "mxv/io/enum_names.h"
 
 namespace mxv::emu {
 
@@ -14,21 +15,10 @@ std::string CallSite::to_string() const {
 }
 
 std::string_view to_string(FindingKind kind) {
-  switch (kind) {
-    case FindingKind::kOutOfBounds: return "out-of-bounds";
-    case FindingKind::kMisaligned: return "misaligned";
-    case FindingKind::kUninitializedRead: return "uninitialized-read";
-    case FindingKind::kCrossBlockWrite: return "cross-block-write";
-    case FindingKind::kCrossBlockRead: return "cross-block-read";
-    case FindingKind::kSharedRace: return "shared-race";
-    case FindingKind::kBarrierDivergence: return "barrier-divergence";
-    case FindingKind::kCollectiveMismatch: return "collective-mismatch";
-    case FindingKind::kInvalidCollective: return "invalid-collective";
-    case FindingKind::kInvalidPointer: return "invalid-pointer";
-    case FindingKind::kSharedOverflow: return "shared-overflow";
-    case FindingKind::kKernelException: return "kernel-exception";
-  }
-  return "?";
+  return io::enum_name(kind,
+                       {"out-of-bounds", "misaligned", "uninitialized-read", "cross-block-write",
+                        "cross-block-read", "shared-race", "barrier-divergence", "collective-mismatch",
+                        "invalid-collective", "invalid-pointer", "shared-overflow", "kernel-exception"});
 }
 
 std::string Finding::to_string() const {

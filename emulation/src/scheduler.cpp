@@ -19,6 +19,7 @@
 #include <stdexcept>
 
 #include "emulator_internal.h"
+#include "mxv/io/enum_names.h"
 
 namespace mxv::emu::detail {
 namespace {
@@ -49,18 +50,8 @@ void validate_geometry(device::Dim3 grid, device::Dim3 block, std::size_t dynami
   }
 }
 
-const char* op_name(CollectiveOp op) {
-  switch (op) {
-    case CollectiveOp::kShflIdx: return "shfl";
-    case CollectiveOp::kShflXor: return "shfl_xor";
-    case CollectiveOp::kShflUp: return "shfl_up";
-    case CollectiveOp::kShflDown: return "shfl_down";
-    case CollectiveOp::kBallot: return "ballot";
-    case CollectiveOp::kAny: return "any";
-    case CollectiveOp::kAll: return "all";
-    case CollectiveOp::kSyncwarp: return "syncwarp";
-  }
-  return "?";
+std::string_view op_name(CollectiveOp op) {
+  return io::enum_name(op, {"shfl", "shfl_xor", "shfl_up", "shfl_down", "ballot", "any", "all", "syncwarp"});
 }
 
 std::string hex(unsigned v) {

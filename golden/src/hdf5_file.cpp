@@ -4,6 +4,7 @@
 #include "mxv/golden/hdf5_file.h"
 
 #include "mxv/io/output_files.h"
+#include "mxv/io/enum_names.h"
 
 #include <H5Cpp.h>
 
@@ -105,14 +106,7 @@ GoldenFileError::GoldenFileError(std::string file, std::string where, std::strin
       problem_(std::move(problem)) {}
 
 std::string_view to_string(H5Storage s) {
-  switch (s) {
-    case H5Storage::kU8: return "uint8";
-    case H5Storage::kU16: return "uint16";
-    case H5Storage::kU32: return "uint32";
-    case H5Storage::kF32: return "float32";
-    case H5Storage::kI64: return "int64";
-  }
-  return "?";
+  return io::enum_name(s, {"uint8", "uint16", "uint32", "float32", "int64"});
 }
 
 std::size_t element_bytes(H5Storage s) {

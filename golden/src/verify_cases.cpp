@@ -17,17 +17,12 @@
 #include "mxv/device/dequantize.h"
 #include "mxv/golden/golden_inputs.h"
 #include "mxv/golden/verify.h"
+#include "mxv/io/enum_names.h"
 
 namespace mxv::golden {
 
 std::string_view to_string(VerifyKernel k) {
-  switch (k) {
-    case VerifyKernel::kConvert: return "convert";
-    case VerifyKernel::kDequantize: return "dequantize";
-    case VerifyKernel::kQuantize: return "quantize";
-    case VerifyKernel::kSwigluQuantize: return "swiglu-quantize";  // the verb's name
-  }
-  return "?";
+  return io::enum_name(k, {"convert", "dequantize", "quantize", "swiglu-quantize"});
 }
 
 VerifyKernel verify_kernel_by_name(std::string_view name) {

@@ -18,6 +18,7 @@
 #include "mxv/check/wide_kinds.h"
 #include "mxv/reference/quantize.h"
 #include "numpy_buffers.h"
+#include "mxv/io/enum_names.h"
 
 namespace mxv::python {
 namespace {
@@ -40,13 +41,7 @@ E parse_check_enum(const char* what, const std::string& text, int count) {
 }
 
 std::string region_name(check::Region r) {
-  switch (r) {
-    case check::Region::kGuardBefore: return "guard-before";
-    case check::Region::kData: return "data";
-    case check::Region::kPadding: return "padding";
-    case check::Region::kGuardAfter: return "guard-after";
-  }
-  return "?";
+  return io::enum_name(r, {"guard-before", "data", "padding", "guard-after"});
 }
 
 check::Options options_of(std::optional<int> sentinel, std::size_t guard_before, std::size_t guard_after,

@@ -13,6 +13,7 @@
 #include "mxv/reference/float_format.h"
 #include "mxv/reference/small_float.h"
 #include "mxv/reference/wide_float.h"
+#include "mxv/io/enum_names.h"
 
 namespace mxv {
 namespace {
@@ -299,31 +300,15 @@ Dialect dialect_by_name(std::string_view name) {
 }
 
 std::string_view to_string(Rounding r) {
-  switch (r) {
-    case Rounding::kNearestEven: return "nearest-even";
-    case Rounding::kTowardZero: return "toward-zero";
-    case Rounding::kUp: return "up";
-  }
-  return "?";
+  return io::enum_name(r, {"nearest-even", "toward-zero", "up"});
 }
 
 std::string_view to_string(Saturation s) {
-  switch (s) {
-    case Saturation::kFinite: return "finite";
-    case Saturation::kNone: return "none";
-  }
-  return "?";
+  return io::enum_name(s, {"finite", "none"});
 }
 
 std::string_view to_string(Dialect d) {
-  switch (d) {
-    case Dialect::kCuda: return "cuda";
-    case Dialect::kMlDtypes: return "ml_dtypes";
-    case Dialect::kTorch: return "torch";
-    case Dialect::kTorch211: return "torch@2.11";
-    case Dialect::kMlDtypes06: return "ml_dtypes@0.6";
-  }
-  return "?";
+  return io::enum_name(d, {"cuda", "ml_dtypes", "torch", "torch@2.11", "ml_dtypes@0.6"});
 }
 
 }  // namespace mxv

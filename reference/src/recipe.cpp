@@ -2,6 +2,7 @@
 // follows are docs/semantics.md sections 3-4 (the table of NVFP4 operation orders, the two MX
 // rules).
 #include "mxv/reference/recipe.h"
+#include "mxv/io/enum_names.h"
 
 #include <array>
 #include <sstream>
@@ -392,39 +393,17 @@ int Recipe::element_bits() const { return element == ElementFormat::kFp4E2M1 ? 4
 std::string_view to_string(ElementFormat v) { return v == ElementFormat::kFp4E2M1 ? "e2m1" : "e4m3"; }
 std::string_view to_string(ScaleFormat v) { return v == ScaleFormat::kPow2E8M0 ? "e8m0" : "ue4m3"; }
 std::string_view to_string(ScaleRule v) {
-  switch (v) {
-    case ScaleRule::kOcpFloor: return "ocp_floor";
-    case ScaleRule::kNvidiaRoundUp: return "nvidia_round_up";
-    case ScaleRule::kNvfp4: return "nvfp4";
-    case ScaleRule::kTe: return "te";
-    case ScaleRule::kTorchaoFloor: return "torchao_floor";
-    case ScaleRule::kTorchaoCeil: return "torchao_ceil";
-    case ScaleRule::kTorchaoEven: return "torchao_even";
-    case ScaleRule::kTorchaoRceil: return "torchao_rceil";
-    case ScaleRule::kTorchaoRceil017: return "torchao_rceil_0.17";
-  }
-  return "?";
+  return io::enum_name(v,
+                       {"ocp_floor", "nvidia_round_up", "nvfp4", "te", "torchao_floor", "torchao_ceil",
+                        "torchao_even", "torchao_rceil", "torchao_rceil_0.17"});
 }
 std::string_view to_string(GlobalScale v) { return v == GlobalScale::kNone ? "none" : "tensor_amax"; }
 std::string_view to_string(Nvfp4Order v) {
-  switch (v) {
-    case Nvfp4Order::kTe: return "te";
-    case Nvfp4Order::kTrtllm: return "trtllm";
-    case Nvfp4Order::kCutlassRef: return "cutlass_ref";
-    case Nvfp4Order::kModelopt: return "modelopt";
-    case Nvfp4Order::kTorchao: return "torchao";
-    case Nvfp4Order::kTorchaoReciprocal: return "torchao_reciprocal";
-  }
-  return "?";
+  return io::enum_name(v, {"te", "trtllm", "cutlass_ref", "modelopt", "torchao", "torchao_reciprocal"});
 }
 std::string_view to_string(Reciprocal v) { return v == Reciprocal::kIeee ? "ieee" : "rcp_approx_table"; }
 std::string_view to_string(ZeroBlock v) {
-  switch (v) {
-    case ZeroBlock::kScaleCodeZero: return "code_zero";
-    case ZeroBlock::kScaleOne: return "scale_one";
-    case ZeroBlock::kScaleMinNormal: return "scale_min_normal";
-  }
-  return "?";
+  return io::enum_name(v, {"code_zero", "scale_one", "scale_min_normal"});
 }
 std::string_view to_string(NanInAmax v) { return v == NanInAmax::kIgnore ? "ignore" : "propagate"; }
 std::string_view to_string(TensorAmaxPolicy v) { return v == TensorAmaxPolicy::kTeClamp ? "te_clamp" : "reject"; }
@@ -434,20 +413,11 @@ std::string_view to_string(Intermediate v) { return v == Intermediate::kFp32 ? "
 std::string_view to_string(ExpKind v) { return v == ExpKind::kPortable ? "portable" : "ex2_approx"; }
 std::string_view to_string(ScaleClamp v) { return v == ScaleClamp::kNone ? "none" : "e4m3_range"; }
 std::string_view to_string(ElementEncoder v) {
-  switch (v) {
-    case ElementEncoder::kDialect: return "dialect";
-    case ElementEncoder::kModelopt: return "modelopt";
-    case ElementEncoder::kTorchao: return "torchao";
-  }
-  return "?";
+  return io::enum_name(v, {"dialect", "modelopt", "torchao"});
 }
 std::string_view to_string(DequantOrder v) {
-  switch (v) {
-    case DequantOrder::kElemScaleThenGlobal: return "elem_scale_then_global";
-    case DequantOrder::kElemTimesScaleProduct: return "elem_times_scale_product";
-    case DequantOrder::kElemTimesBf16ScaleProduct: return "elem_times_bf16_scale_product";
-  }
-  return "?";
+  return io::enum_name(v, {"elem_scale_then_global", "elem_times_scale_product",
+                           "elem_times_bf16_scale_product"});
 }
 std::string_view to_string(ScaleDecode v) { return v == ScaleDecode::kUnsigned ? "unsigned" : "signed_e4m3"; }
 

@@ -1,6 +1,7 @@
 // The names of the shared vocabulary (vocabulary.h): what the CLI, the golden files and the
 // reports print, and what they parse back.
 #include "mxv/reference/vocabulary.h"
+#include "mxv/io/enum_names.h"
 
 #include <stdexcept>
 #include <string>
@@ -15,12 +16,7 @@ WideType wide_type_by_name(std::string_view name) {
 }
 
 std::string_view to_string(WideType type) {
-  switch (type) {
-    case WideType::kFp32: return "fp32";
-    case WideType::kBf16: return "bf16";
-    case WideType::kFp16: return "fp16";
-  }
-  return "?";
+  return io::enum_name(type, {"fp32", "bf16", "fp16"});
 }
 
 std::size_t bytes_of(WideType type) { return type == WideType::kFp32 ? 4 : 2; }
@@ -48,12 +44,7 @@ std::string_view to_string(WeightPacking packing) {
 }
 
 std::string_view to_string(Activation activation) {
-  switch (activation) {
-    case Activation::kNone: return "none";
-    case Activation::kSilu: return "silu";
-    case Activation::kSwigluClamped: return "swiglu_clamped";
-  }
-  return "?";
+  return io::enum_name(activation, {"none", "silu", "swiglu_clamped"});
 }
 
 }  // namespace mxv

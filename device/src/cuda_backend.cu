@@ -94,13 +94,10 @@ void CudaBackend::raw_free(std::byte* p) noexcept {
   (void)cudaFree(p);
 }
 
-void CudaBackend::raw_write(std::byte* dst, const void* src, std::size_t bytes) {
-  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, as_stream(stream_)), "upload");
-  synchronize();
-}
-
-void CudaBackend::raw_read(void* dst, const std::byte* src, std::size_t bytes) {
-  check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, as_stream(stream_)), "download");
+void CudaBackend::raw_copy(void* dst, const void* src, std::size_t bytes, CopyDirection direction) {
+  const bool up = direction == CopyDirection::kToBackend;
+  check(cudaMemcpyAsync(dst, src, bytes, up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, as_stream(stream_)),
+        up ? "upload" : "download");
   synchronize();
 }
 

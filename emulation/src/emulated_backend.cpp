@@ -43,14 +43,14 @@ void EmulatedBackend::raw_free(std::byte* p) noexcept {
   emu_.free(device::GlobalPtr<std::uint8_t>{reinterpret_cast<std::uint8_t*>(p)});
 }
 
-void EmulatedBackend::raw_write(std::byte* dst, const void* src, std::size_t bytes) {
-  emu_.upload(device::GlobalPtr<std::uint8_t>{reinterpret_cast<std::uint8_t*>(dst)},
-              std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(src), bytes));
-}
-
-void EmulatedBackend::raw_read(void* dst, const std::byte* src, std::size_t bytes) {
-  emu_.download(std::span<std::uint8_t>(static_cast<std::uint8_t*>(dst), bytes),
-                device::GlobalPtr<std::uint8_t>{reinterpret_cast<std::uint8_t*>(const_cast<std::byte*>(src))});
+void EmulatedBackend::raw_copy(void* dst, const void* src, std::size_t bytes, device::CopyDirection direction) {
+  if (direction == device::CopyDirection::kToBackend) {
+    emu_.upload(device::GlobalPtr<std::uint8_t>{static_cast<std::uint8_t*>(dst)},
+                std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(src), bytes));
+  } else {
+    emu_.download(std::span<std::uint8_t>(static_cast<std::uint8_t*>(dst), bytes),
+                  device::GlobalPtr<std::uint8_t>{static_cast<std::uint8_t*>(const_cast<void*>(src))});
+  }
 }
 
 void EmulatedBackend::raw_fill(std::byte* dst, std::uint8_t value, std::size_t bytes) {

@@ -77,6 +77,9 @@ std::string_view to_string(BackendKind kind);
 /// "cuda" / "emulated"; throws std::invalid_argument listing the valid names.
 BackendKind backend_kind_by_name(std::string_view name);
 
+/// The way a raw copy goes between host memory and a backend's memory.
+enum class CopyDirection : std::uint8_t { kToBackend, kToHost };
+
 /// Whether a backend can run here, and if not, why ("no CUDA device: cudaGetDeviceCount
 /// returned ...", "built without CUDA (MXV_ENABLE_CUDA=OFF)").
 struct Availability {
@@ -167,9 +170,15 @@ class Backend {
   // Raw memory primitives each backend provides. Addresses are backend addresses.
   virtual std::byte* raw_alloc(std::size_t bytes, std::string_view name) = 0;
   virtual void raw_free(std::byte* p) noexcept = 0;
-  virtual void raw_write(std::byte* dst, const void* src, std::size_t bytes) = 0;
-  virtual void raw_read(void* dst, const std::byte* src, std::size_t bytes) = 0;
+  /// Copies `bytes` from `src` to `dst`: host to backend (kToBackend) or back (kToHost).
+  virtual void raw_copy(void* dst, const void* src, std::size_t bytes, CopyDirection direction) = 0;
   virtual void raw_fill(std::byte* dst, std::uint8_t value, std::size_t bytes) = 0;
+  void raw_write(std::byte* dst, const void* src, std::size_t bytes) {
+    raw_copy(dst, src, bytes, CopyDirection::kToBackend);
+  }
+  void raw_read(void* dst, const std::byte* src, std::size_t bytes) {
+    raw_copy(dst, src, bytes, CopyDirection::kToHost);
+  }
 
  private:
   friend class DeviceBuffer;

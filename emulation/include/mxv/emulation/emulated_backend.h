@@ -50,8 +50,7 @@ class EmulatedBackend final : public device::Backend {
 
   std::byte* raw_alloc(std::size_t bytes, std::string_view name) override;
   void raw_free(std::byte* p) noexcept override;
-  void raw_write(std::byte* dst, const void* src, std::size_t bytes) override;
-  void raw_read(void* dst, const std::byte* src, std::size_t bytes) override;
+  void raw_copy(void* dst, const void* src, std::size_t bytes, device::CopyDirection direction) override;
   void raw_fill(std::byte* dst, std::uint8_t value, std::size_t bytes) override;
 
  private:

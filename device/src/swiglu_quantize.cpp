@@ -146,14 +146,8 @@ void run_swiglu_bf16(Backend& backend, const SwigluBf16Plan& plan, const DeviceB
 }
 
 QuantizeProblem unfused_quantize_problem(const SwigluQuantizeProblem& problem) {
-  QuantizeProblem q;
-  q.recipe = problem.recipe;
-  q.input_type = WideType::kBf16;
-  q.rows = problem.rows;
-  q.cols = problem.inter;
-  q.scale_layout = problem.scale_layout;
-  q.group_counts = problem.group_counts;
-  q.tensor_amax = problem.tensor_amax;
+  QuantizeProblem q{problem, problem.inter, problem.scale_layout};  // the common fields, sliced
+  q.input_type = WideType::kBf16;  // the activation kernel's output
   return q;
 }
 

@@ -44,24 +44,29 @@ QuantizedOut collect(device::Backend& be, const Recipe& recipe, const Buffers& o
   return r;
 }
 
-}  // namespace
-
-QuantizedOut quantize_on(device::Backend& be, const device::QuantizeProblem& prob, std::span<const float> values) {
-  const device::QuantizePlan plan = device::plan_quantize(prob);
+/// One block-quantizing launch (quantize, fused SwiGLU + quantize) on `values` narrowed to the
+/// problem's input type, through the family's plan, alloc and run functions.
+template <class Problem, class PlanFn, class AllocFn, class RunFn>
+QuantizedOut block_quantize_on(device::Backend& be, const Problem& prob, std::span<const float> values,
+                               const char* input_name, PlanFn plan_of, AllocFn alloc, RunFn run) {
+  const auto plan = plan_of(prob);
   const std::vector<std::uint8_t> in = narrow_from_fp32(prob.input_type, values);
-  device::DeviceBuffer ib = be.alloc_upload(std::span<const std::uint8_t>(in), "input");
-  device::QuantizeBuffers out = device::alloc_quantize_buffers(be, plan, kSentinel);
-  device::run_quantize(be, plan, ib, out);
+  device::DeviceBuffer ib = be.alloc_upload(std::span<const std::uint8_t>(in), input_name);
+  auto out = alloc(be, plan, kSentinel);
+  run(be, plan, ib, out);
   return collect(be, prob.recipe, out, {&ib});
 }
 
+}  // namespace
+
+QuantizedOut quantize_on(device::Backend& be, const device::QuantizeProblem& prob, std::span<const float> values) {
+  return block_quantize_on(be, prob, values, "input", device::plan_quantize, device::alloc_quantize_buffers,
+                           device::run_quantize);
+}
+
 QuantizedOut swiglu_fused_on(device::Backend& be, const device::SwigluQuantizeProblem& prob, std::span<const float> values) {
-  const device::SwigluQuantizePlan plan = device::plan_swiglu_quantize(prob);
-  const std::vector<std::uint8_t> in = narrow_from_fp32(prob.input_type, values);
-  device::DeviceBuffer ib = be.alloc_upload(std::span<const std::uint8_t>(in), "gate_up");
-  device::SwigluQuantizeBuffers out = device::alloc_swiglu_quantize_buffers(be, plan, kSentinel);
-  device::run_swiglu_quantize(be, plan, ib, out);
-  return collect(be, prob.recipe, out, {&ib});
+  return block_quantize_on(be, prob, values, "gate_up", device::plan_swiglu_quantize,
+                           device::alloc_swiglu_quantize_buffers, device::run_swiglu_quantize);
 }
 
 QuantizedOut swiglu_unfused_on(device::Backend& be, const device::SwigluQuantizeProblem& prob,

@@ -97,12 +97,8 @@ class CaseLaunch {
   template <class Problem>
   Problem block_quantize_problem() const {
     Problem prob;
-    prob.recipe = p_.recipe;
-    prob.input_type = p_.dtype;
-    prob.rows = p_.rows;
+    static_cast<device::BlockQuantizeProblem&>(prob) = {p_.recipe, p_.dtype, p_.rows, p_.groups, p_.tensor_amax};
     prob.scale_layout = p_.scale_layout;
-    prob.group_counts = p_.groups;
-    prob.tensor_amax = p_.tensor_amax;
     return prob;
   }
 

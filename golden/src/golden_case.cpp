@@ -13,6 +13,7 @@
 #include "mxv/reference/gate_up_bytes.h"
 #include "mxv/reference/swiglu_quantize.h"
 #include "mxv/reference/wide_float.h"
+#include "mxv/io/enum_names.h"
 
 namespace mxv::golden {
 
@@ -81,14 +82,7 @@ void validate_groups(const CaseParams& p) {
 }  // namespace
 
 std::string_view to_string(Op op) {
-  switch (op) {
-    case Op::kEncode: return "encode";
-    case Op::kDecode: return "decode";
-    case Op::kQuantize: return "quantize";
-    case Op::kDequantize: return "dequantize";
-    case Op::kSwigluQuantize: return "swiglu_quantize";
-  }
-  return "?";
+  return io::enum_name(op, {"encode", "decode", "quantize", "dequantize", "swiglu_quantize"});
 }
 
 Op op_by_name(std::string_view name) {
@@ -353,7 +347,7 @@ std::unique_ptr<ReferenceRun> run_reference(const CaseParams& p, std::span<const
       const GateUpBytes gate_up(p.dtype, inputs[0].bytes, sz(p.rows), sz(p.cols));
       SwigluQuantizeOptions so;
       so.layout = p.gate_up;
-      so.rows_per_expert = p.groups;
+      so.group_counts = p.groups;
       so.scale_layout = p.scale_layout;
       so.tensor_amax = p.tensor_amax;
       run->q = swiglu_quantize_fused(p.recipe, gate_up.view(), so).quantized;

@@ -252,13 +252,8 @@ class CaseRun {
         quantize_options(c_.inputs && recipe.is_nvfp4() ? c_.inputs->tensor_amax : std::nullopt);
     const QuantizedActivations ref = quantize_activations(recipe, c_.dtype, in, c_.rows, c_.cols, qo);
 
-    const device::QuantizeProblem prob{.recipe = recipe,
-                                       .input_type = c_.dtype,
-                                       .rows = c_.rows,
-                                       .cols = c_.cols,
-                                       .scale_layout = qo.scale_layout,
-                                       .group_counts = qo.group_counts,
-                                       .tensor_amax = qo.tensor_amax};
+    const device::QuantizeProblem prob{{recipe, c_.dtype, c_.rows, qo.group_counts, qo.tensor_amax}, c_.cols,
+                                       qo.scale_layout};
     const device::QuantizePlan plan = device::plan_quantize(prob);
     DeviceBuffer ib = be_.alloc_upload(std::span<const std::uint8_t>(in), "input");
     device::QuantizeBuffers out = device::alloc_quantize_buffers(be_, plan, kSentinel);
@@ -297,14 +292,8 @@ class CaseRun {
             ? quantize_activations(recipe, WideType::kBf16, narrow_from_fp32(WideType::kBf16, activated), c_.rows, c_.cols, qo)
             : quantize_activations(recipe, activated, c_.rows, c_.cols, qo);
 
-    const device::SwigluQuantizeProblem prob{.recipe = recipe,
-                                             .input_type = c_.dtype,
-                                             .rows = c_.rows,
-                                             .inter = c_.cols,
-                                             .layout = gl,
-                                             .scale_layout = qo.scale_layout,
-                                             .group_counts = qo.group_counts,
-                                             .tensor_amax = qo.tensor_amax};
+    const device::SwigluQuantizeProblem prob{
+        {recipe, c_.dtype, c_.rows, qo.group_counts, qo.tensor_amax}, c_.cols, gl, qo.scale_layout};
     const device::SwigluQuantizePlan plan = device::plan_swiglu_quantize(prob);
     DeviceBuffer ib = be_.alloc_upload(std::span<const std::uint8_t>(in), "gate_up");
     device::SwigluQuantizeBuffers out = device::alloc_swiglu_quantize_buffers(be_, plan, kSentinel);

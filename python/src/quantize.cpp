@@ -101,9 +101,9 @@ nb::dict swiglu_quantize_buffer(const Recipe& recipe, const Bytes& x, const std:
   }
   SwigluQuantizeOptions options;
   options.layout = GateUpLayout::parse(gate_up_layout);
-  options.rows_per_expert = rows_per_expert;
+  options.group_counts = rows_per_expert;
   options.scale_layout = scale_layout_by_name(scale_layout);
-  options.scale_per_expert = scale_per_expert;
+  options.scale_per_group = scale_per_expert;
   options.tensor_amax = tensor_amax;
   options.rcp_table = bundled_rcp_table();
   SwigluQuantized s = fused ? swiglu_quantize_fused(recipe, view, options) : swiglu_quantize_unfused(recipe, view, options);

@@ -79,9 +79,9 @@ void run_swiglu_quantize(const SwigluQuantizeRequest& req, std::ostream& out) {
   opt.layout = GateUpLayout::parse(req.layout.value_or("halves"));
   opt.layout.validate(static_cast<std::size_t>(isize));
   opt.scale_layout = scale_layout_by_name(req.scale_layout.value_or("swizzled"));
-  opt.scale_per_expert = req.scale_per_expert;
-  if (req.rows_per_expert) opt.rows_per_expert = io::parse_counts_option("--rows-per-expert", *req.rows_per_expert);
-  if (req.scale_per_expert && opt.rows_per_expert.empty()) bad("--scale-per-expert", "needs --rows-per-expert");
+  opt.scale_per_group = req.scale_per_expert;
+  if (req.rows_per_expert) opt.group_counts = io::parse_counts_option("--rows-per-expert", *req.rows_per_expert);
+  if (req.scale_per_expert && opt.group_counts.empty()) bad("--scale-per-expert", "needs --rows-per-expert");
   if (req.tensor_amax) {
     opt.tensor_amax = io::parse_real_option("--tensor-amax", *req.tensor_amax, io::RealRule::kFiniteNonNegative);
   }
@@ -109,8 +109,8 @@ void run_swiglu_quantize(const SwigluQuantizeRequest& req, std::ostream& out) {
     bad("--rows", *req.rows + " but --input holds " + std::to_string(rows) + " rows");
   }
   std::int64_t expert_rows = 0;
-  for (std::int64_t c : opt.rows_per_expert) expert_rows += c;
-  if (!opt.rows_per_expert.empty() && expert_rows != rows) {
+  for (std::int64_t c : opt.group_counts) expert_rows += c;
+  if (!opt.group_counts.empty() && expert_rows != rows) {
     bad("--rows-per-expert", "the counts sum to " + std::to_string(expert_rows) + " but --input holds " +
                                  std::to_string(rows) + " rows");
   }

@@ -26,13 +26,7 @@ QuantizeOptions quantize_options(const SwigluQuantizeOptions& options) {
     throw std::invalid_argument("tensor_amax: a given tensor amax must not be negative, got " +
                                 std::to_string(*options.tensor_amax));
   }
-  QuantizeOptions q;
-  q.scale_layout = options.scale_layout;
-  q.group_counts = options.rows_per_expert;
-  q.scale_per_group = options.scale_per_expert;
-  q.tensor_amax = options.tensor_amax;
-  q.rcp_table = options.rcp_table;
-  return q;
+  return options;
 }
 
 }  // namespace

@@ -104,8 +104,8 @@ TEST_F(SwigluCommand, Bf16GroupedSwizzledMatchesTheModel) {
   recipe.intermediate = Intermediate::kBf16;
   SwigluQuantizeOptions opt;
   opt.layout = GateUpLayout::interleaved(8);
-  opt.rows_per_expert = {3, 2};
-  opt.scale_per_expert = true;
+  opt.group_counts = {3, 2};
+  opt.scale_per_group = true;
   const auto model = swiglu_quantize_fused(recipe, GateUpView::from_bf16(in, rows, isize), opt);
   EXPECT_EQ(read("codes.bin"), model.quantized.elements);
   EXPECT_EQ(read("scales.bin"), model.quantized.scales);

@@ -150,7 +150,7 @@ TEST(SwigluQuantize, GroupedRowsSwizzledScalesByHand) {
   }
   for (std::size_t j = 16; j < 32; ++j) gate_up[2 * 64 + 32 + j] = 5.0f;  // row 2 = expert 1 row 0
   SwigluQuantizeOptions opt;
-  opt.rows_per_expert = {2, 1};
+  opt.group_counts = {2, 1};
   opt.tensor_amax = 2688.0f;
   const auto out = swiglu_quantize_fused(te_clamped(), GateUpView::from_fp32(gate_up, 3, 32), opt);
   ASSERT_EQ(out.quantized.scales.size(), 1024u);
@@ -171,8 +171,8 @@ TEST(SwigluQuantize, ScalePerExpert) {
     gate_up[32 + 16 + j] = 2.0f;  // row 1: 6
   }
   SwigluQuantizeOptions opt;
-  opt.rows_per_expert = {1, 1};
-  opt.scale_per_expert = true;
+  opt.group_counts = {1, 1};
+  opt.scale_per_group = true;
   const auto out = swiglu_quantize_fused(te_clamped(), GateUpView::from_fp32(gate_up, 2, 16), opt);
   ASSERT_EQ(out.quantized.tensor.size(), 2u);
   EXPECT_EQ(out.quantized.tensor[0].amax, 12.0f);
@@ -186,9 +186,9 @@ TEST(SwigluQuantize, ValidatesArguments) {
   EXPECT_THROW(swiglu_quantize_fused(Recipe::mxfp4_ocp(), view), std::invalid_argument);
   EXPECT_THROW(swiglu_quantize_unfused(Recipe::mxfp4_nvidia(), view), std::invalid_argument);
   SwigluQuantizeOptions opt;
-  opt.rows_per_expert = {1, 2};  // sums to 3, input has 2 rows
+  opt.group_counts = {1, 2};  // sums to 3, input has 2 rows
   EXPECT_THROW(swiglu_quantize_fused(Recipe::nvfp4_te(), view, opt), std::invalid_argument);
-  opt.rows_per_expert = {};
+  opt.group_counts = {};
   opt.layout = GateUpLayout::interleaved(3);  // does not divide 16
   EXPECT_THROW(swiglu_quantize_fused(Recipe::nvfp4_te(), view, opt), std::invalid_argument);
   EXPECT_THROW(swiglu_quantize_fused(Recipe::nvfp4_te(), GateUpView::from_fp32(data, 3, 16)),
@@ -249,8 +249,8 @@ RC_GTEST_PROP(SwigluQuantizeProperty, FusedBf16EqualsUnfused, ()) {
                                      : GateUpView::from_fp32(values, rows, intermediate);
   SwigluQuantizeOptions opt;
   opt.layout = *rc::gen::arbitrary<bool>() ? GateUpLayout::interleaved(g) : GateUpLayout::halves();
-  opt.rows_per_expert = counts;
-  opt.scale_per_expert = *rc::gen::arbitrary<bool>();
+  opt.group_counts = counts;
+  opt.scale_per_group = *rc::gen::arbitrary<bool>();
   if (*rc::gen::arbitrary<bool>()) opt.tensor_amax = *rc::gen::element(1.0f, 30.0f, 2688.0f);
   opt.rcp_table = &zero_delta_table();
 

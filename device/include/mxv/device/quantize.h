@@ -9,7 +9,10 @@
 // (decode quirks, SwiGLU fields) and either NaN-in-amax policy. Anything else is rejected with
 // std::invalid_argument naming the field.
 //
-//   QuantizePlan plan = plan_quantize({.recipe = Recipe::nvfp4_te(), .rows = m, .cols = k});
+//   QuantizeProblem prob;                 // BlockQuantizeProblem: recipe, input type, rows, groups,
+//   prob.rows = m;                        //   tensor amax; then the columns and the scale layout
+//   prob.cols = k;
+//   QuantizePlan plan = plan_quantize(prob);
 //   QuantizeBuffers out = alloc_quantize_buffers(backend, plan);
 //   run_quantize(backend, plan, input, out);   // input: m*k fp32 values on `backend`
 #pragma once
@@ -22,6 +25,7 @@
 
 #include "mxv/device/backend.h"
 #include "mxv/device/block_quantize_buffers.h"
+#include "mxv/device/block_quantize_problem.h"
 #include "mxv/device/kernels/amax.h"
 #include "mxv/device/kernels/quantize.h"
 #include "mxv/reference/quantize.h"
@@ -38,16 +42,9 @@ std::span<const std::string_view> quantize_supported_presets();
 qrules::Scheme quantize_scheme_of(const Recipe& recipe);
 
 /// One quantize call.
-struct QuantizeProblem {
-  Recipe recipe = Recipe::nvfp4_te();
-  mxv::WideType input_type = mxv::WideType::kFp32;  ///< fp32 or bf16 (fp16 is rejected)
-  std::int64_t rows = 0;                  ///< M >= 1 (compact rows)
-  std::int64_t cols = 0;                  ///< K >= 1
+struct QuantizeProblem : BlockQuantizeProblem {
+  std::int64_t cols = 0;  ///< K >= 1
   ScaleLayout scale_layout = ScaleLayout::kLinear;
-  /// Grouped rows: per-expert counts (>= 0) summing to rows; empty = one group.
-  std::vector<std::int64_t> group_counts;
-  /// NVFP4: a calibrated tensor amax used as given (no amax kernel); MX ignores it.
-  std::optional<float> tensor_amax;
 };
 
 /// Everything decided on the host: the variant, the launches, the buffer sizes.

@@ -3,8 +3,8 @@
 // the fused kernel with a bf16 intermediate must equal bit for bit. docs/semantics.md section 6;
 // docs/design.md section 5.4, "swiglu_quantize".
 //
-//   SwigluQuantizeProblem prob{.recipe = r, .rows = m, .inter = i, .layout = GateUpLayout::interleaved(8),
-//                              .tensor_amax = amax};
+//   SwigluQuantizeProblem prob{{r, WideType::kBf16, m, {}, amax}, i, GateUpLayout::interleaved(8),
+//                              ScaleLayout::kSwizzled128x4};
 //   SwigluQuantizePlan plan = plan_swiglu_quantize(prob);
 //   SwigluQuantizeBuffers out = alloc_swiglu_quantize_buffers(backend, plan);
 //   run_swiglu_quantize(backend, plan, gate_up, out);
@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mxv/device/backend.h"
+#include "mxv/device/block_quantize_problem.h"
 #include "mxv/device/kernels/swiglu_quantize.h"
 #include "mxv/device/quantize.h"
 #include "mxv/reference/quantize.h"
@@ -33,15 +34,10 @@ namespace mxv::device {
 
 /// One SwiGLU (+ quantize) call. The recipe carries the activation, alpha, limit, exp and the
 /// intermediate precision (fp32: quantize the fp32 activation; bf16: round it to bf16 first).
-struct SwigluQuantizeProblem {
-  Recipe recipe = Recipe::nvfp4_te();
-  mxv::WideType input_type = mxv::WideType::kFp32;
-  std::int64_t rows = 0;   ///< >= 1
+struct SwigluQuantizeProblem : BlockQuantizeProblem {
   std::int64_t inter = 0;  ///< I: the input has 2I columns, the activated output I
   GateUpLayout layout = GateUpLayout::halves();
   ScaleLayout scale_layout = ScaleLayout::kSwizzled128x4;
-  std::vector<std::int64_t> group_counts;  ///< grouped (MoE) rows; empty = one group
-  std::optional<float> tensor_amax;        ///< NVFP4: required
 };
 
 /// The fused launch.

@@ -24,7 +24,7 @@
 //   given     the caller's tensor amax (a calibrated value, or the previous step's), used as is;
 //   absent    a first pass over the activated output (after the bf16 rounding when intermediate
 //             is bf16) computes max |y| under the recipe's NaN-in-amax policy; with
-//             scale_per_expert, one amax and one global scale per expert.
+//             scale_per_group, one amax and one global scale per expert.
 #pragma once
 
 #include <cstdint>
@@ -37,18 +37,13 @@
 
 namespace mxv {
 
-struct SwigluQuantizeOptions {
+/// The quantizer's options (quantize.h: grouped rows, with each expert's scales starting at a row
+/// offset padded to 128; one global scale per group; a given tensor amax, else a first pass over
+/// the activated output, see the file comment; the reciprocal table) and the gate/up layout. The
+/// scale layout defaults to swizzled 128x4, the layout a fused epilogue writes.
+struct SwigluQuantizeOptions : QuantizeOptions {
+  SwigluQuantizeOptions() { scale_layout = ScaleLayout::kSwizzled128x4; }
   GateUpLayout layout = GateUpLayout::halves();
-  /// Grouped (MoE) rows: per-expert row counts summing to rows; empty means one group. Each
-  /// expert's scales start at a row offset padded to 128 (scale_layout.h GroupedRows).
-  std::vector<std::int64_t> rows_per_expert;
-  ScaleLayout scale_layout = ScaleLayout::kSwizzled128x4;
-  /// One global scale per expert (computed from that expert's rows) instead of one for all.
-  bool scale_per_expert = false;
-  /// Given tensor amax; absent: first pass over the activated output (see the file comment).
-  std::optional<float> tensor_amax;
-  /// For recipes with Reciprocal::kRcpApproxTable (nvfp4_trtllm); see quantize.h.
-  const RcpApproxTable* rcp_table = nullptr;
 };
 
 struct SwigluQuantized {

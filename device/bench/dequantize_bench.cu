@@ -19,16 +19,17 @@
 #include "mxv/device/cuda_backend.h"
 #include "mxv/device/dequantize.h"
 #include "mxv/device/kernels/dequantize_tiled.h"
+#include "bench_timing.h"
 
 using namespace mxv::device;
+using namespace mxv::device::bench;
 using mxv::WideType;
 using mxv::WeightPacking;
 
 namespace {
 
-int g_reps = 50;
+Timing g_timing{50, 1, 3};  // --reps, --batch; 3 warm-up calls
 int g_sets = 4;
-int g_batch = 1;
 
 void usage(std::FILE* to) {
   std::fprintf(to,
@@ -52,41 +53,6 @@ int positive(const char* option, const char* text) {
   return static_cast<int>(v);
 }
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-/// Median milliseconds per call of `launch(i)` over g_reps measurements of g_batch consecutive calls
-/// each (after 3 warm-up calls); i counts every call, so consecutive calls use different input sets.
-template <class F>
-double median_ms(CudaBackend& b, F launch) {
-  const auto s = static_cast<cudaStream_t>(b.stream());
-  for (int i = 0; i < 3; ++i) launch(i);
-  b.synchronize();
-  std::vector<double> t;
-  cudaEvent_t e0, e1;
-  check(cudaEventCreate(&e0), "event");
-  check(cudaEventCreate(&e1), "event");
-  int call = 0;
-  for (int i = 0; i < g_reps; ++i) {
-    check(cudaEventRecord(e0, s), "record");
-    for (int j = 0; j < g_batch; ++j) launch(call++);
-    check(cudaEventRecord(e1, s), "record");
-    check(cudaEventSynchronize(e1), "sync");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
-    t.push_back(static_cast<double>(ms) / g_batch);
-    if (i % 16 == 0) b.clear_launch_log();
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 std::vector<std::uint8_t> random_bytes(std::size_t n, std::uint64_t seed, std::uint8_t mask = 0xFF, std::uint8_t base = 0) {
   // Eight bytes per generator call: the MoE shape's packed weights alone are 470 MB per set.
   std::mt19937_64 rng(seed);
@@ -108,9 +74,9 @@ int main(int argc, char** argv) {
       usage(stdout);
       return 0;
     }
-    int* target = !std::strcmp(arg, "--reps")    ? &g_reps
+    int* target = !std::strcmp(arg, "--reps")    ? &g_timing.reps
                   : !std::strcmp(arg, "--sets")  ? &g_sets
-                  : !std::strcmp(arg, "--batch") ? &g_batch
+                  : !std::strcmp(arg, "--batch") ? &g_timing.batch
                                                  : nullptr;
     if (target == nullptr || i + 1 == argc) {
       std::fprintf(stderr, target == nullptr ? "dequantize_bench: unknown option '%s'\n" : "dequantize_bench: %s needs a value\n", arg);
@@ -119,28 +85,11 @@ int main(int argc, char** argv) {
     }
     *target = positive(arg, argv[++i]);
   }
-  const Availability a = cuda_availability();
-  if (!a.available) {
-    std::fprintf(stderr, "cuda backend unavailable: %s\n", a.reason.c_str());
-    return 2;
-  }
-  auto owned = make_cuda_backend();
+  auto owned = cuda_backend_or_exit("dequantize_bench");
   auto& b = static_cast<CudaBackend&>(*owned);
-  cudaDeviceProp prop{};
-  check(cudaGetDeviceProperties(&prop, 0), "props");
-  std::printf("device: %s, L2 %d MB, reps %d (median), %d rotating input sets, %d launch(es) per measurement\n", prop.name,
-              prop.l2CacheSize >> 20, g_reps, g_sets, g_batch);
-
-  // Copy bandwidth: device-to-device memcpy of 1 GiB (bytes read + bytes written per second).
-  const std::size_t copy_bytes = std::size_t{1} << 30;
-  DeviceBuffer c0 = b.alloc(copy_bytes, "copy_src", 0x5A), c1 = b.alloc(copy_bytes, "copy_dst");
-  const double copy_ms = median_ms(b, [&](int) {
-    check(cudaMemcpyAsync(c1.data(), c0.data(), copy_bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(b.stream())), "copy");
-  });
-  const double copy_gbs = 2.0 * static_cast<double>(copy_bytes) / (copy_ms * 1e6);
-  std::printf("copy: %.3f ms for 1 GiB -> %.0f GB/s (read + write)\n", copy_ms, copy_gbs);
-  c0 = DeviceBuffer();
-  c1 = DeviceBuffer();
+  print_device(g_timing);
+  std::printf("%d rotating input sets\n", g_sets);
+  const double copy_gbs = copy_bandwidth_gbs(b, g_timing);
 
   // [E, N, K]: the reference shape, and an MoE layer's expert weights (32 experts x 4096 x 7168).
   struct Shape { std::int64_t e, n, k; };
@@ -178,7 +127,7 @@ int main(int argc, char** argv) {
           args.s_dec = &s_dec;
           args.out = &out;
           args.variant = v;
-          const double ms = median_ms(b, [&](int i) {
+          const double ms = median_ms(b, g_timing, [&](int i) {
             args.packed = &packed[static_cast<std::size_t>(i % g_sets)];
             args.scales = &scales[static_cast<std::size_t>(i % g_sets)];
             if (variant == 2) {
@@ -216,7 +165,7 @@ int main(int argc, char** argv) {
     args.format = f;
     args.count = count;
     args.out = &codes;
-    const double ms = median_ms(b, [&](int i) {
+    const double ms = median_ms(b, g_timing, [&](int i) {
       args.in = &ins[static_cast<std::size_t>(i % 2)];
       convert(b, args);
     });

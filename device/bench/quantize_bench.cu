@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -25,46 +24,17 @@
 #include "mxv/device/cuda_backend.h"
 #include "mxv/device/quantize.h"
 #include "mxv/device/swiglu_quantize.h"
+#include "bench_timing.h"
 
 namespace {
 
 using namespace mxv;
 using namespace mxv::device;
+using namespace mxv::device::bench;
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-int g_reps = 50;
-constexpr int kWarmup = 5;
+Timing g_timing{50, 1, 5};  // --reps; 5 warm-up launches
 constexpr int kRotate = 3;  // input buffers per benchmark, each >= 100 MB: far beyond the L2
 
-/// Median milliseconds of `launch(i)` over g_reps timed runs (i = run index, for rotation).
-float median_ms(cudaStream_t s, const std::function<void(int)>& launch) {
-  cudaEvent_t a, b;
-  check(cudaEventCreate(&a), "event");
-  check(cudaEventCreate(&b), "event");
-  for (int i = 0; i < kWarmup; ++i) launch(i);
-  std::vector<float> t;
-  for (int i = 0; i < g_reps; ++i) {
-    check(cudaEventRecord(a, s), "record");
-    launch(i);
-    check(cudaEventRecord(b, s), "record");
-    check(cudaEventSynchronize(b), "sync");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-    t.push_back(ms);
-  }
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
-/// Random bf16 or fp32 bytes (normal values spread over a few binades).
 std::vector<std::uint8_t> random_bytes(std::size_t elems, bool bf16, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> nd(0.0f, 2.0f);
@@ -86,7 +56,7 @@ std::vector<std::uint8_t> random_bytes(std::size_t elems, bool bf16, std::uint64
 struct Row {
   std::string name;
   double bytes;
-  float ms;
+  double ms;
 };
 
 void print(const Row& r, double copy_gbs) {
@@ -98,30 +68,13 @@ void print(const Row& r, double copy_gbs) {
 
 int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--reps") g_reps = std::max(5, std::atoi(argv[i + 1]));
+    if (std::string(argv[i]) == "--reps") g_timing.reps = std::max(5, std::atoi(argv[i + 1]));
   }
-  const Availability av = cuda_availability();
-  if (!av.available) {
-    std::fprintf(stderr, "quantize_bench: %s\n", av.reason.c_str());
-    return 1;
-  }
-  auto backend_ptr = make_cuda_backend();
+  auto backend_ptr = cuda_backend_or_exit("quantize_bench");
   auto& be = static_cast<CudaBackend&>(*backend_ptr);
-  const auto s = static_cast<cudaStream_t>(be.stream());
-  cudaDeviceProp prop{};
-  check(cudaGetDeviceProperties(&prop, 0), "props");
-  std::printf("device: %s (sm_%d%d), %d SMs, L2 %d MB; median of %d timed launches after %d warm-up\n", prop.name,
-              prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20, g_reps, kWarmup);
-
-  // Copy bandwidth: D2D memcpy of 1 GiB, counted as read + write.
-  const std::size_t copy_bytes = std::size_t{1} << 30;
-  DeviceBuffer csrc = be.alloc(copy_bytes, "copy.src", 0x3C);
-  DeviceBuffer cdst = be.alloc(copy_bytes, "copy.dst", 0x00);
-  const float copy_ms = median_ms(s, [&](int) {
-    check(cudaMemcpyAsync(cdst.data(), csrc.data(), copy_bytes, cudaMemcpyDeviceToDevice, s), "copy");
-  });
-  const double copy_gbs = 2.0 * copy_bytes / (copy_ms * 1e-3) / 1e9;
-  std::printf("%-52s %9.3f ms %9.1f GB/s (read + write)\n", "copy 1 GiB (D2D memcpy)", copy_ms, copy_gbs);
+  const cudaStream_t s = stream_of(be);
+  print_device(g_timing);
+  const double copy_gbs = copy_bandwidth_gbs(be, g_timing);
 
   // ---- quantize ----
   const std::int64_t M = 16384, K = 7168;
@@ -151,20 +104,20 @@ int main(int argc, char** argv) {
       const double in_b = static_cast<double>(plan.input_bytes);
       const double out_b = static_cast<double>(plan.element_bytes + plan.scale_bytes);
       if (plan.launches_amax) {
-        const float amax_ms = median_ms(s, [&](int i) {
+        const double amax_ms = median_ms(be, g_timing, [&](int i) {
           check(cudaMemsetAsync(out.amax.data(), 0, 4, s), "memset");
           a.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
           be.launch(plan.amax_launch, a);
         });
         print({"amax " + tag, in_b, amax_ms}, copy_gbs);
       }
-      const float q_ms = median_ms(s, [&](int i) {
+      const double q_ms = median_ms(be, g_timing, [&](int i) {
         q.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
         be.launch(plan.quantize_launch, q);
       });
       print({plan.quantize_launch.kernel + " " + tag, in_b + out_b, q_ms}, copy_gbs);
       if (plan.launches_amax) {
-        const float both_ms = median_ms(s, [&](int i) {
+        const double both_ms = median_ms(be, g_timing, [&](int i) {
           check(cudaMemsetAsync(out.amax.data(), 0, 4, s), "memset");
           a.input = q.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
           be.launch(plan.amax_launch, a);
@@ -221,15 +174,15 @@ int main(int argc, char** argv) {
       const double in_b = static_cast<double>(fplan.input_bytes);
       const double out_b = static_cast<double>(fplan.element_bytes + fplan.scale_bytes);
       const double mid_b = static_cast<double>(aplan.output_bytes);
-      const float fused_ms = median_ms(s, [&](int i) {
+      const double fused_ms = median_ms(be, g_timing, [&](int i) {
         f.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
         be.launch(fplan.launch, f);
       });
-      const float act_ms = median_ms(s, [&](int i) {
+      const double act_ms = median_ms(be, g_timing, [&](int i) {
         sp.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
         be.launch(aplan.launch, sp);
       });
-      const float pair_ms = median_ms(s, [&](int i) {
+      const double pair_ms = median_ms(be, g_timing, [&](int i) {
         sp.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
         be.launch(aplan.launch, sp);
         be.launch(qplan.quantize_launch, q);

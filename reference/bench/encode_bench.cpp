@@ -57,38 +57,16 @@ void run_mxv(benchmark::State& state, const mxv::FloatFormat& f, ConvertMode mod
 
 constexpr ConvertMode kMode(Rounding r, Saturation s) { return {r, s, Dialect::kCuda}; }
 
-void BM_mxv_e4m3_rne_finite(benchmark::State& s) {
-  run_mxv(s, mxv::kE4M3, kMode(Rounding::kNearestEven, Saturation::kFinite));
-}
-void BM_mxv_e4m3_rne_none(benchmark::State& s) {
-  run_mxv(s, mxv::kE4M3, kMode(Rounding::kNearestEven, Saturation::kNone));
-}
-void BM_mxv_e2m1_rne(benchmark::State& s) {
-  run_mxv(s, mxv::kE2M1, kMode(Rounding::kNearestEven, Saturation::kFinite));
-}
-void BM_mxv_e2m1_rz(benchmark::State& s) {
-  run_mxv(s, mxv::kE2M1, kMode(Rounding::kTowardZero, Saturation::kFinite));
-}
-void BM_mxv_e8m0_rz_finite(benchmark::State& s) {
-  run_mxv(s, mxv::kE8M0, kMode(Rounding::kTowardZero, Saturation::kFinite));
-}
-void BM_mxv_e8m0_rp_finite(benchmark::State& s) {
-  run_mxv(s, mxv::kE8M0, kMode(Rounding::kUp, Saturation::kFinite));
-}
-void BM_mxv_e8m0_rp_none(benchmark::State& s) {
-  run_mxv(s, mxv::kE8M0, kMode(Rounding::kUp, Saturation::kNone));
-}
-void BM_mxv_e4m3_ml_dtypes(benchmark::State& s) {
-  run_mxv(s, mxv::kE4M3, {Rounding::kNearestEven, Saturation::kNone, Dialect::kMlDtypes});
-}
-BENCHMARK(BM_mxv_e4m3_rne_finite);
-BENCHMARK(BM_mxv_e4m3_rne_none);
-BENCHMARK(BM_mxv_e2m1_rne);
-BENCHMARK(BM_mxv_e2m1_rz);
-BENCHMARK(BM_mxv_e8m0_rz_finite);
-BENCHMARK(BM_mxv_e8m0_rp_finite);
-BENCHMARK(BM_mxv_e8m0_rp_none);
-BENCHMARK(BM_mxv_e4m3_ml_dtypes);
+// One registration per format and mode; Google Benchmark names each run_mxv/<name>.
+BENCHMARK_CAPTURE(run_mxv, e4m3_rne_finite, mxv::kE4M3, kMode(Rounding::kNearestEven, Saturation::kFinite));
+BENCHMARK_CAPTURE(run_mxv, e4m3_rne_none, mxv::kE4M3, kMode(Rounding::kNearestEven, Saturation::kNone));
+BENCHMARK_CAPTURE(run_mxv, e2m1_rne, mxv::kE2M1, kMode(Rounding::kNearestEven, Saturation::kFinite));
+BENCHMARK_CAPTURE(run_mxv, e2m1_rz, mxv::kE2M1, kMode(Rounding::kTowardZero, Saturation::kFinite));
+BENCHMARK_CAPTURE(run_mxv, e8m0_rz_finite, mxv::kE8M0, kMode(Rounding::kTowardZero, Saturation::kFinite));
+BENCHMARK_CAPTURE(run_mxv, e8m0_rp_finite, mxv::kE8M0, kMode(Rounding::kUp, Saturation::kFinite));
+BENCHMARK_CAPTURE(run_mxv, e8m0_rp_none, mxv::kE8M0, kMode(Rounding::kUp, Saturation::kNone));
+BENCHMARK_CAPTURE(run_mxv, e4m3_ml_dtypes, mxv::kE4M3,
+                  ConvertMode{Rounding::kNearestEven, Saturation::kNone, Dialect::kMlDtypes});
 
 #if MXV_HAVE_CUDA_FP_HEADERS
 template <class Fn>
@@ -103,35 +81,21 @@ void run_header(benchmark::State& state, Fn fn) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) *
                           static_cast<std::int64_t>(xs.size()));
 }
-void BM_header_e4m3_rne_finite(benchmark::State& s) {
-  run_header(s, [](float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3); });
-}
-void BM_header_e4m3_rne_none(benchmark::State& s) {
-  run_header(s, [](float x) { return __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E4M3); });
-}
-void BM_header_e2m1_rne(benchmark::State& s) {
-  run_header(s, [](float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest); });
-}
-void BM_header_e2m1_rz(benchmark::State& s) {
-  run_header(s, [](float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundZero); });
-}
-void BM_header_e8m0_rz_finite(benchmark::State& s) {
-  run_header(s, [](float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundZero); });
-}
-void BM_header_e8m0_rp_finite(benchmark::State& s) {
-  run_header(s,
-             [](float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundPosInf); });
-}
-void BM_header_e8m0_rp_none(benchmark::State& s) {
-  run_header(s, [](float x) { return __nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundPosInf); });
-}
-BENCHMARK(BM_header_e4m3_rne_finite);
-BENCHMARK(BM_header_e4m3_rne_none);
-BENCHMARK(BM_header_e2m1_rne);
-BENCHMARK(BM_header_e2m1_rz);
-BENCHMARK(BM_header_e8m0_rz_finite);
-BENCHMARK(BM_header_e8m0_rp_finite);
-BENCHMARK(BM_header_e8m0_rp_none);
+// The CUDA header's host conversions on the same inputs, named run_header/<name>.
+std::uint8_t header_e4m3_rne_finite(float x) { return __nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3); }
+std::uint8_t header_e4m3_rne_none(float x) { return __nv_cvt_float_to_fp8(x, __NV_NOSAT, __NV_E4M3); }
+std::uint8_t header_e2m1_rne(float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest); }
+std::uint8_t header_e2m1_rz(float x) { return __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundZero); }
+std::uint8_t header_e8m0_rz_finite(float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundZero); }
+std::uint8_t header_e8m0_rp_finite(float x) { return __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundPosInf); }
+std::uint8_t header_e8m0_rp_none(float x) { return __nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundPosInf); }
+BENCHMARK_CAPTURE(run_header, e4m3_rne_finite, header_e4m3_rne_finite);
+BENCHMARK_CAPTURE(run_header, e4m3_rne_none, header_e4m3_rne_none);
+BENCHMARK_CAPTURE(run_header, e2m1_rne, header_e2m1_rne);
+BENCHMARK_CAPTURE(run_header, e2m1_rz, header_e2m1_rz);
+BENCHMARK_CAPTURE(run_header, e8m0_rz_finite, header_e8m0_rz_finite);
+BENCHMARK_CAPTURE(run_header, e8m0_rp_finite, header_e8m0_rp_finite);
+BENCHMARK_CAPTURE(run_header, e8m0_rp_none, header_e8m0_rp_none);
 #endif
 
 }  // namespace

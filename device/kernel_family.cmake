@@ -1,14 +1,28 @@
-# mxv_kernel_family(<name> FAMILY <type> HEADER <kernels/...h> [CUDA_OPTIONS ...]) registers the
-# kernel family <type> (mxv::device, declared in include/mxv/device/<HEADER>) with both backends
-# (docs/adding-a-kernel-family.md). With CUDA it writes the family's translation unit,
-# kernel_families/cuda_<name>.cu in the build tree: one MXV_CUDA_KERNEL_FAMILY line that
+# mxv_kernel_family(<name> FAMILY <type> HEADER <kernels/...h> [LAUNCHER <src/...cpp>]
+#                   [TEST <...>_test.cpp [TEST_DEPS ...] [TEST_TIMEOUT s]] [CUDA_OPTIONS ...])
+# registers the kernel family <type> (mxv::device, declared in include/mxv/device/<HEADER>) with
+# both backends (docs/adding-a-kernel-family.md). LAUNCHER joins the mxv::device sources
+# (MXV_KERNEL_FAMILY_LAUNCHERS, read by device/CMakeLists.txt). TEST is the family's test in
+# tests/device/, registered there as device_<name>_test on every backend (mxv_add_backend_test)
+# with the device-test libraries and TEST_DEPS. With CUDA it writes the family's translation
+# unit, kernel_families/cuda_<name>.cu in the build tree: one MXV_CUDA_KERNEL_FAMILY line that
 # instantiates the family's __global__ wrappers, compiled with CUDA_OPTIONS.
 set(MXV_KERNEL_FAMILY_DIR ${CMAKE_CURRENT_BINARY_DIR}/kernel_families)
 
 function(mxv_kernel_family name)
-  cmake_parse_arguments(ARG "" "FAMILY;HEADER" "CUDA_OPTIONS" ${ARGN})
+  cmake_parse_arguments(ARG "" "FAMILY;HEADER;LAUNCHER;TEST;TEST_TIMEOUT" "CUDA_OPTIONS;TEST_DEPS" ${ARGN})
   if(NOT ARG_FAMILY OR NOT ARG_HEADER)
     message(FATAL_ERROR "mxv_kernel_family(${name}): FAMILY and HEADER are required")
+  endif()
+  if(ARG_LAUNCHER)
+    set_property(DIRECTORY APPEND PROPERTY MXV_KERNEL_FAMILY_LAUNCHERS ${ARG_LAUNCHER})
+  endif()
+  if(ARG_TEST)
+    # Global: tests/device/CMakeLists.txt reads them (mxv_kernel_family_tests).
+    set_property(GLOBAL APPEND PROPERTY MXV_KERNEL_FAMILY_TESTS ${name})
+    set_property(GLOBAL PROPERTY MXV_KERNEL_FAMILY_TEST_SOURCE_${name} ${ARG_TEST})
+    set_property(GLOBAL PROPERTY MXV_KERNEL_FAMILY_TEST_DEPS_${name} ${ARG_TEST_DEPS})
+    set_property(GLOBAL PROPERTY MXV_KERNEL_FAMILY_TEST_TIMEOUT_${name} ${ARG_TEST_TIMEOUT})
   endif()
   set_property(DIRECTORY APPEND PROPERTY MXV_KERNEL_FAMILIES ${ARG_FAMILY})
   set_property(DIRECTORY APPEND PROPERTY MXV_KERNEL_FAMILY_HEADERS ${ARG_HEADER})
@@ -58,4 +72,22 @@ ${list}>;
 }  // namespace mxv::device
 ")
   target_include_directories(${ARG_TARGET} PUBLIC $<BUILD_INTERFACE:${MXV_KERNEL_FAMILY_DIR}/include>)
+endfunction()
+
+# mxv_kernel_family_tests(DEPS ...): in tests/device/, one mxv_add_backend_test per family that
+# named a TEST: device_<name>_test from that source, linked with DEPS (what every device test
+# needs) and the family's TEST_DEPS.
+function(mxv_kernel_family_tests)
+  cmake_parse_arguments(ARG "" "" "DEPS" ${ARGN})
+  get_property(names GLOBAL PROPERTY MXV_KERNEL_FAMILY_TESTS)
+  foreach(name IN LISTS names)
+    get_property(source GLOBAL PROPERTY MXV_KERNEL_FAMILY_TEST_SOURCE_${name})
+    get_property(deps GLOBAL PROPERTY MXV_KERNEL_FAMILY_TEST_DEPS_${name})
+    get_property(timeout GLOBAL PROPERTY MXV_KERNEL_FAMILY_TEST_TIMEOUT_${name})
+    if(timeout)
+      mxv_add_backend_test(NAME device_${name}_test SOURCES ${source} DEPS ${ARG_DEPS} ${deps} TIMEOUT ${timeout})
+    else()
+      mxv_add_backend_test(NAME device_${name}_test SOURCES ${source} DEPS ${ARG_DEPS} ${deps})
+    endif()
+  endforeach()
 endfunction()

@@ -7,6 +7,7 @@
 //
 // Inputs come from the fuzz library (fuzz/values.h) under a seed printed by every case; override
 // the base seed with MXV_TEST_SEED=<n>.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -172,32 +173,12 @@ TEST_P(QuantizeKernel, MatchesReference) {
     in_bits = check::input_bits_of(std::span<const std::uint16_t>(b16));
   }
 
-  // Elements.
+  // Elements (explained with the inputs' bits), scales with their padding, and for NVFP4 the
+  // tensor amax and the global decode scale, bit for bit.
   check::Context ectx = test::element_context(ref, block);
   ectx.input_kind = c.type == WideType::kFp32 ? check::InputKind::kFp32 : check::InputKind::kBf16;
   ectx.input_bits = in_bits;
-  const auto espec = check::OutputSpec::packed_e2m1("elements", static_cast<std::size_t>(c.rows),
-                                                    static_cast<std::size_t>(c.cols));
-  const std::vector<std::uint8_t> elements = be.download<std::uint8_t>(out.elements);
-  MXV_EXPECT_BYTE_EXACT(espec, ref.elements, elements, ectx, copt);
-
-  // Scales, padding included.
-  const check::OutputSpec sspec =
-      test::scale_spec(c.layout, c.groups, c.rows, static_cast<std::size_t>(ref.scale_cols), recipe);
-  const check::Context sctx = test::scale_context(ref);
-  const std::vector<std::uint8_t> scales = be.download<std::uint8_t>(out.scales);
-  ASSERT_EQ(scales.size(), ref.scales.size());
-  MXV_EXPECT_BYTE_EXACT(sspec, ref.scales, scales, sctx, copt);
-
-  // NVFP4: the tensor amax and the global decode scale, bit for bit.
-  if (recipe.is_nvfp4()) {
-    const std::vector<float> amax = be.download<float>(out.amax);
-    const std::vector<float> s_dec = be.download<float>(out.s_dec);
-    const std::vector<float> want_amax = {ref.tensor.at(0).amax};
-    const std::vector<float> want_s_dec = {ref.tensor.at(0).s_dec};
-    MXV_EXPECT_BYTE_EXACT(check::OutputSpec::scalar("amax"), check::bytes_of(want_amax), check::bytes_of(amax), {}, copt);
-    MXV_EXPECT_BYTE_EXACT(check::OutputSpec::scalar("s_dec"), check::bytes_of(want_s_dec), check::bytes_of(s_dec), {}, copt);
-  }
+  (void)test::expect_block_quantized(be, recipe, ref, ectx, c.layout, c.groups, out, true, copt);
 }
 
 INSTANTIATE_TEST_SUITE_P(cuda, QuantizeKernel, ::testing::ValuesIn(test::case_params(BackendKind::kCuda, cases())),
@@ -208,18 +189,31 @@ INSTANTIATE_TEST_SUITE_P(emulated, QuantizeKernel,
 
 // ---- the test can fail: a planted bug in the kernel's output is reported ------------------------
 
-TEST(QuantizeKernelPlantedBug, emulated_SwappedNibbleIsReported) {
-  auto be = emu::make_backend(BackendKind::kEmulated);
-  const std::vector<float> values = make_input(Recipe::nvfp4_te(), WideType::kFp32, 4, 64, 7, false);
+/// An nvfp4_te quantize of 4 x 64 fp32 inputs (drawn from `seed`) on the emulator, with the
+/// reference's answer: what the planted bugs corrupt.
+struct EmulatedRun {
+  std::unique_ptr<Backend> be = emu::make_backend(BackendKind::kEmulated);
+  QuantizeBuffers out;
+  QuantizedActivations ref;
+};
+EmulatedRun emulated_nvfp4_run(std::uint64_t seed) {
+  EmulatedRun r;
+  const std::vector<float> values = make_input(Recipe::nvfp4_te(), WideType::kFp32, 4, 64, seed, false);
   QuantizeProblem prob;
   prob.rows = 4;
   prob.cols = 64;
   const QuantizePlan plan = plan_quantize(prob);
-  DeviceBuffer input = be->alloc_upload(std::span<const float>(values), "input");
-  QuantizeBuffers out = alloc_quantize_buffers(*be, plan);
-  run_quantize(*be, plan, input, out);
-  std::vector<std::uint8_t> elements = be->download<std::uint8_t>(out.elements);
-  const QuantizedActivations ref = quantize_activations(Recipe::nvfp4_te(), values, 4, 64);
+  const DeviceBuffer input = r.be->alloc_upload(std::span<const float>(values), "input");
+  r.out = alloc_quantize_buffers(*r.be, plan);
+  run_quantize(*r.be, plan, input, r.out);
+  r.ref = quantize_activations(Recipe::nvfp4_te(), values, 4, 64);
+  return r;
+}
+
+TEST(QuantizeKernelPlantedBug, emulated_SwappedNibbleIsReported) {
+  const EmulatedRun run = emulated_nvfp4_run(7);
+  std::vector<std::uint8_t> elements = run.be->download<std::uint8_t>(run.out.elements);
+  const QuantizedActivations& ref = run.ref;
   ASSERT_EQ(elements, ref.elements);  // the unplanted output is exact
   // Plant: swap the nibbles of the first byte whose nibbles differ.
   std::size_t i = 0;
@@ -229,6 +223,43 @@ TEST(QuantizeKernelPlantedBug, emulated_SwappedNibbleIsReported) {
   const check::Report r = check::compare(check::OutputSpec::packed_e2m1("elements", 4, 64), ref.elements, elements);
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.count(check::MismatchClass::kNibbleSwap), 2u) << r;  // both nibbles of the byte
+}
+
+// The comparison both block-quantizing tests run (block_quantize_checks.h) reports a corrupted
+// byte in each of the four outputs, naming the output, and nothing on the run as it came.
+TEST(QuantizeKernelPlantedBug, emulated_EachCorruptedOutputIsReported) {
+  EmulatedRun run = emulated_nvfp4_run(11);
+  Backend& be = *run.be;
+  const Recipe recipe = Recipe::nvfp4_te();
+  const check::Context ectx = test::element_context(run.ref, recipe.block_size);
+  const auto compare = [&] {
+    ::testing::TestPartResultArray failures;
+    {
+      const ::testing::ScopedFakeTestPartResultReporter intercept(
+          ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &failures);
+      (void)test::expect_block_quantized(be, recipe, run.ref, ectx, ScaleLayout::kLinear, {}, run.out, true, {});
+    }
+    std::vector<std::string> messages;
+    for (int i = 0; i < failures.size(); ++i) messages.emplace_back(failures.GetTestPartResult(i).message());
+    return messages;
+  };
+  EXPECT_TRUE(compare().empty());
+  struct Plant {
+    const char* output;
+    DeviceBuffer QuantizeBuffers::*buffer;
+  };
+  for (const Plant p : {Plant{"elements", &QuantizeBuffers::elements}, Plant{"scales", &QuantizeBuffers::scales},
+                        Plant{"s_dec", &QuantizeBuffers::s_dec}, Plant{"amax", &QuantizeBuffers::amax}}) {
+    DeviceBuffer& b = run.out.*p.buffer;
+    std::vector<std::uint8_t> bytes = be.download<std::uint8_t>(b);
+    bytes[0] ^= 0x01;
+    be.upload(b, std::span<const std::uint8_t>(bytes));
+    const std::vector<std::string> messages = compare();
+    ASSERT_EQ(messages.size(), 1u) << p.output;
+    EXPECT_NE(messages[0].find(p.output), std::string::npos) << messages[0];
+    bytes[0] ^= 0x01;
+    be.upload(b, std::span<const std::uint8_t>(bytes));
+  }
 }
 
 // ---- host-side validation (no backend) ------------------------------------------------------------

@@ -20,10 +20,7 @@ std::vector<std::uint8_t> fp32_bytes(std::initializer_list<float> v) {
 }
 
 TEST(GoldenCaseSpecs, Quantize) {
-  CaseParams p;
-  p.op = Op::kQuantize;
-  p.rows = 7;
-  p.cols = 17;
+  CaseParams p{.op = Op::kQuantize, .rows = 7, .cols = 17};
   const auto out = output_specs(p);
   ASSERT_EQ(out.size(), 4u);
   EXPECT_EQ(out[0].name, "elements");
@@ -57,11 +54,8 @@ TEST(GoldenCaseSpecs, Quantize) {
 }
 
 TEST(GoldenCaseSpecs, DequantizeBothLayouts) {
-  CaseParams p;
-  p.op = Op::kDequantize;
+  CaseParams p{.op = Op::kDequantize, .rows = 6, .cols = 80};
   p.experts = 2;
-  p.rows = 6;
-  p.cols = 80;
   p.dtype = WideType::kBf16;
   auto in = input_specs(p);
   ASSERT_EQ(in.size(), 3u);
@@ -77,10 +71,8 @@ TEST(GoldenCaseSpecs, DequantizeBothLayouts) {
 }
 
 TEST(GoldenCaseSpecs, EncodePacksE2M1) {
-  CaseParams p;
-  p.op = Op::kEncode;
+  CaseParams p{.op = Op::kEncode, .rows = 1, .cols = 5};
   p.format = "e2m1";
-  p.cols = 5;
   EXPECT_EQ(output_specs(p)[0].shape, (Shape{3}));
   p.format = "e8m0";
   p.mode.rounding = Rounding::kUp;
@@ -91,10 +83,8 @@ TEST(GoldenCaseSpecs, EncodePacksE2M1) {
 TEST(GoldenCaseReference, EncodeKnownAnswers) {
   // docs/semantics.md section 2.3, E2M1 RNE satfinite (cuda): 0.25 -> 0 (tie to even), 0.75 -> 1.0
   // (code 2, tie to even), -0 -> 0x8, NaN -> 0x7 (+6), 7 -> 6 (0x7).
-  CaseParams p;
-  p.op = Op::kEncode;
+  CaseParams p{.op = Op::kEncode, .rows = 1, .cols = 5};
   p.format = "e2m1";
-  p.cols = 5;
   const GoldenCase c = make_case("t", p, {input_dataset(p, "x", fp32_bytes({0.25f, 0.75f, -0.0f, NAN, 7.0f}))});
   ASSERT_EQ(c.expected.size(), 1u);
   EXPECT_EQ(c.expected[0].bytes, (std::vector<std::uint8_t>{0x20, 0x78, 0x07}));
@@ -104,10 +94,7 @@ TEST(GoldenCaseReference, EncodeKnownAnswers) {
 TEST(GoldenCaseReference, QuantizeKnownAnswer) {
   // One NVFP4 block with S_enc = 1 (tensor amax 2688): amax 6 gives scale 1.0 (UE4M3 0x38), and
   // the elements 6, 0.75 (tie -> 1.0, code 2), -0.25 (tie -> -0, code 0x8) and zeros.
-  CaseParams p;
-  p.op = Op::kQuantize;
-  p.rows = 1;
-  p.cols = 16;
+  CaseParams p{.op = Op::kQuantize, .rows = 1, .cols = 16};
   p.tensor_amax = 2688.0f;
   const GoldenCase c = make_case(
       "t", p, {input_dataset(p, "x", fp32_bytes({6, 0.75f, -0.25f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))});
@@ -123,10 +110,8 @@ TEST(GoldenCaseReference, QuantizeKnownAnswer) {
 }
 
 TEST(GoldenCaseValidation, RejectsWhatCannotBeComputed) {
-  CaseParams p;
-  p.op = Op::kSwigluQuantize;
+  CaseParams p{.op = Op::kSwigluQuantize, .rows = 1, .cols = 32};
   p.recipe = Recipe::mxfp4_ocp();
-  p.cols = 32;
   EXPECT_THROW(p.validate(), std::invalid_argument);  // swiglu_quantize is NVFP4 only
   p.op = Op::kDequantize;
   p.recipe = Recipe::nvfp4_te();

@@ -48,7 +48,7 @@ struct CaseParams {
   Op op = Op::kQuantize;
   // encode / decode: the code format ("e2m1", "e4m3", "ue4m3", "e8m0") and the conversion mode.
   std::string format = "e4m3";
-  ConvertMode mode;
+  ConvertMode mode{};
   // quantize / dequantize / swiglu_quantize: the full recipe (every field is stored).
   Recipe recipe = Recipe::nvfp4_te();
   /// The wide type: input of encode / quantize / swiglu_quantize, output of decode / dequantize.
@@ -56,11 +56,11 @@ struct CaseParams {
   std::int64_t experts = 1;  ///< dequantize: E
   std::int64_t rows = 1;     ///< quantize / swiglu: rows; dequantize: N; encode / decode: 1
   std::int64_t cols = 1;     ///< quantize: K; swiglu: I; dequantize: K; encode / decode: element count
-  std::vector<std::int64_t> groups;  ///< grouped (MoE) rows of quantize / swiglu; empty = one group
+  std::vector<std::int64_t> groups{};  ///< grouped (MoE) rows of quantize / swiglu; empty = one group
   ScaleLayout scale_layout = ScaleLayout::kLinear;
   WeightPacking packing = WeightPacking::kKPacked;
   GateUpLayout gate_up = GateUpLayout::halves();
-  std::optional<float> tensor_amax;  ///< NVFP4 quantize / swiglu: the calibrated tensor amax
+  std::optional<float> tensor_amax{};  ///< NVFP4 quantize / swiglu: the calibrated tensor amax
 
   /// Throws std::invalid_argument naming the field when the combination cannot be computed.
   void validate() const;

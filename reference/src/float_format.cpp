@@ -36,8 +36,8 @@ struct Converter {
 // the per-lane variable shift of the subnormal range needs AVX2 (vpsrlvd), which x86-64 baseline
 // (SSE2) lacks. target_clones builds an AVX-512, an AVX2 and a baseline copy of encode_blocks
 // (the function holding the loops: a clone only helps code inlined into it) and picks one at load
-// time. The AVX-512 copy runs 16 lanes per instruction where AVX2 runs 8: about 2.3x the AVX2
-// copy on both CPUs measured (BENCHMARKS.md, "formats").
+// time. The AVX-512 copy runs 16 lanes per instruction where AVX2 runs 8 (BENCHMARKS.md,
+// "formats", for the measured gain).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define MXV_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else

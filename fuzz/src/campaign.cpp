@@ -201,9 +201,11 @@ class Campaign {
   int finish(int code) {
     if (o_.live) err_ << "\n";
     const double s = elapsed();
-    out_ << "mxv fuzz: " << total_cases() << " cases in " << std::fixed << std::setprecision(1) << s << " s ("
-         << (s > 0 ? total_cases() / s : 0.0) << " cases/s), " << shrinks_ << " shrinks, " << failures_
-         << " failure(s)\n";
+    std::string on;
+    for (const auto& be : backends_) on += (on.empty() ? "" : ", ") + std::string(be->name());
+    out_ << "mxv fuzz: " << total_cases() << " cases on " << (on.empty() ? "no backend" : on) << " in " << std::fixed
+         << std::setprecision(1) << s << " s (" << (s > 0 ? total_cases() / s : 0.0) << " cases/s), " << shrinks_
+         << " shrinks, " << failures_ << " failure(s)\n";
     for (const auto& [name, t] : tally_) out_ << "  " << std::left << std::setw(36) << name << t.cases << "\n";
     return code;
   }

@@ -54,7 +54,7 @@ TEST(FuzzCampaign, BoundedRunPassesAndSummarises) {
   o.cases = 3;
   std::string out, err;
   EXPECT_EQ(run(o, out, err), 0) << out << err;
-  EXPECT_NE(out.find("6 cases"), std::string::npos) << out;
+  EXPECT_NE(out.find("6 cases on emulated in "), std::string::npos) << "names the backend: " << out;
   EXPECT_NE(out.find("cases/s"), std::string::npos) << out;
   EXPECT_NE(out.find("0 failure(s)"), std::string::npos) << out;
 }

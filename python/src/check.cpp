@@ -41,7 +41,7 @@ E parse_check_enum(const char* what, const std::string& text, int count) {
 }
 
 std::string region_name(check::Region r) {
-  return io::enum_name(r, {"guard-before", "data", "padding", "guard-after"});
+  return std::string(io::enum_name(r, {"guard-before", "data", "padding", "guard-after"}));
 }
 
 check::Options options_of(std::optional<int> sentinel, std::size_t guard_before, std::size_t guard_after,

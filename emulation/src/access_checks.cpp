@@ -288,36 +288,33 @@ void BlockRun::shared_access(ThreadState& t, const void* base, std::size_t index
   bool reported = false;
   for (std::size_t b = 0; b < bytes; ++b) {
     SharedShadow& s = sh[b];
+    // One finding per access, at its first bad byte; the text is built only when reported.
+    const auto finding = [&](FindingKind kind, const std::string& what, const std::string& why) {
+      report(kind, t, id, r->name, 0, static_cast<std::int64_t>(offset + b),
+             what + " byte " + std::to_string(offset + b) + " of " + r->name + why);
+      reported = true;
+    };
     if (is_store) {
       if (!reported && s.write_epoch == epoch_ && s.write_warp != warp) {
-        report(FindingKind::kSharedRace, t, id, r->name, 0, static_cast<std::int64_t>(offset + b),
-               "write-after-write race on byte " + std::to_string(offset + b) + " of " + r->name +
-                   ": warps " + std::to_string(s.write_warp) + " and " + std::to_string(warp) +
-                   " both write it with no __syncthreads between");
-        reported = true;
+        finding(FindingKind::kSharedRace, "write-after-write race on",
+                ": warps " + std::to_string(s.write_warp) + " and " + std::to_string(warp) +
+                    " both write it with no __syncthreads between");
       } else if (!reported && s.read_epoch == epoch_ && s.read_warp != warp) {
-        report(FindingKind::kSharedRace, t, id, r->name, 0, static_cast<std::int64_t>(offset + b),
-               "write-after-read race on byte " + std::to_string(offset + b) + " of " + r->name +
-                   ": warp " + std::to_string(warp) + " writes it after " +
-                   (s.read_warp == kManyWarps ? std::string("several warps")
-                                              : "warp " + std::to_string(s.read_warp)) +
-                   " read it, with no __syncthreads between");
-        reported = true;
+        finding(FindingKind::kSharedRace, "write-after-read race on",
+                ": warp " + std::to_string(warp) + " writes it after " +
+                    (s.read_warp == kManyWarps ? std::string("several warps")
+                                               : "warp " + std::to_string(s.read_warp)) +
+                    " read it, with no __syncthreads between");
       }
       s.write_epoch = epoch_;
       s.write_warp = warp;
     } else {
       if (!reported && s.write_epoch < block_first_epoch_) {
-        report(FindingKind::kUninitializedRead, t, id, r->name, 0, static_cast<std::int64_t>(offset + b),
-               "shared load reads byte " + std::to_string(offset + b) + " of " + r->name +
-                   ", which no thread of this block wrote");
-        reported = true;
+        finding(FindingKind::kUninitializedRead, "shared load reads", ", which no thread of this block wrote");
       } else if (!reported && s.write_epoch == epoch_ && s.write_warp != warp) {
-        report(FindingKind::kSharedRace, t, id, r->name, 0, static_cast<std::int64_t>(offset + b),
-               "read-after-write race on byte " + std::to_string(offset + b) + " of " + r->name +
-                   ": warp " + std::to_string(warp) + " reads what warp " +
-                   std::to_string(s.write_warp) + " wrote with no __syncthreads between");
-        reported = true;
+        finding(FindingKind::kSharedRace, "read-after-write race on",
+                ": warp " + std::to_string(warp) + " reads what warp " + std::to_string(s.write_warp) +
+                    " wrote with no __syncthreads between");
       }
       if (s.read_epoch != epoch_) {
         s.read_epoch = epoch_;

@@ -153,11 +153,11 @@ std::string json_coord(const std::array<std::size_t, 3>& c) {
   return out.append(std::to_string(c[2])).append("]");
 }
 
-std::string_view region_name(Region r) {
+}  // namespace
+
+std::string_view to_string(Region r) {
   return io::enum_name(r, {"guard-before", "data", "padding", "guard-after"});
 }
-
-}  // namespace
 
 std::string_view to_string(MismatchClass c) { return kClasses[static_cast<std::size_t>(c)].name; }
 std::string_view describe(MismatchClass c) { return kClasses[static_cast<std::size_t>(c)].meaning; }
@@ -201,7 +201,7 @@ std::string Report::json() const {
   for (std::size_t i = 0; i < listed.size(); ++i) {
     const Mismatch& m = listed[i];
     os << (i ? "," : "") << "{\"class\":" << json_string(to_string(m.cls))
-       << ",\"region\":" << json_string(region_name(m.region)) << ",\"byte_offset\":" << m.byte_offset;
+       << ",\"region\":" << json_string(to_string(m.region)) << ",\"byte_offset\":" << m.byte_offset;
     if (m.nibble >= 0) os << ",\"nibble\":" << m.nibble;
     if (m.region == Region::kData) os << ",\"coord\":" << json_coord(m.coord);
     os << ",\"expected\":" << m.expected << ",\"actual\":" << m.actual;

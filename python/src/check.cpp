@@ -18,7 +18,6 @@
 #include "mxv/check/wide_kinds.h"
 #include "mxv/reference/quantize.h"
 #include "numpy_buffers.h"
-#include "mxv/io/enum_names.h"
 
 namespace mxv::python {
 namespace {
@@ -38,10 +37,6 @@ E parse_check_enum(const char* what, const std::string& text, int count) {
     valid += (i ? ", " : "") + std::string(check::to_string(e));
   }
   throw std::invalid_argument(std::string(what) + ": unknown value '" + text + "' (valid: " + valid + ")");
-}
-
-std::string region_name(check::Region r) {
-  return std::string(io::enum_name(r, {"guard-before", "data", "padding", "guard-after"}));
 }
 
 check::Options options_of(std::optional<int> sentinel, std::size_t guard_before, std::size_t guard_after,
@@ -119,7 +114,7 @@ void bind_check(nb::module_& m) {
   nb::class_<Mismatch>(m, "Mismatch", "One explained difference (check.h Mismatch).")
       .def_prop_ro("cls", [](const Mismatch& x) { return std::string(check::to_string(x.cls)); },
                    "The class name, e.g. 'tie-flip'.")
-      .def_prop_ro("region", [](const Mismatch& x) { return region_name(x.region); })
+      .def_prop_ro("region", [](const Mismatch& x) { return std::string(check::to_string(x.region)); })
       .def_ro("byte_offset", &Mismatch::byte_offset)
       .def_ro("nibble", &Mismatch::nibble)
       .def_prop_ro("coord", [](const Mismatch& x) { return nb::make_tuple(x.coord[0], x.coord[1], x.coord[2]); },

@@ -117,6 +117,7 @@ def test_generic_check_finds_never_written_slots_and_formats_the_report():
     report = mxv.check(expected, actual, "e4m3", sentinel=0xA5, name="codes")
     assert not report.ok and report.counts["never-written"] == 1
     assert report.listed[0].coord == (0, 2, 5)
+    assert report.listed[0].region == "data"
     assert str(report) == report.text() and "codes" in str(report)
     assert mxv.check(expected, expected, "e4m3").ok
     with pytest.raises(AssertionError, match="never-written"):

@@ -149,6 +149,8 @@ struct Options {
 
 /// Where a mismatch sits.
 enum class Region : std::uint8_t { kGuardBefore, kData, kPadding, kGuardAfter };
+/// "guard-before" / "data" / "padding" / "guard-after", as reports and the Python module print it.
+std::string_view to_string(Region r);
 
 /// One explained difference.
 struct Mismatch {

@@ -10,8 +10,8 @@
 
 #include "mxv/check/check.h"
 #include "mxv/check/independent_decoder.h"
-#include "mxv/io/json_writer.h"
 #include "mxv/io/enum_names.h"
+#include "mxv/io/json_writer.h"
 
 namespace mxv::check {
 namespace {

@@ -2,11 +2,12 @@
 // with padded rows, and swizzled 128x4 scale tiles (docs/semantics.md section 5). Written from the
 // layout rules, independently of the block models' layout code.
 #include "mxv/check/storage_map.h"
-#include "mxv/io/enum_names.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+
+#include "mxv/io/enum_names.h"
 
 namespace mxv::check {
 namespace {

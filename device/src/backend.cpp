@@ -2,11 +2,12 @@
 // (docs/design.md section 3.5, "Backends"; limits from the CUDA C Programming Guide, "Compute
 // Capabilities").
 #include "mxv/device/backend.h"
-#include "mxv/io/enum_names.h"
 
 #include <array>
 #include <sstream>
 #include <utility>
+
+#include "mxv/io/enum_names.h"
 
 namespace mxv::device {
 

@@ -1,11 +1,12 @@
 // Host launcher of the convert kernel: argument validation and the launch plan (256-thread blocks
 // along x, each covering convert_block_elements(wide) elements; kernels/convert.h).
 #include "mxv/device/convert.h"
-#include "mxv/io/enum_names.h"
 
 #include <optional>
 #include <stdexcept>
 #include <string>
+
+#include "mxv/io/enum_names.h"
 
 namespace mxv::device {
 

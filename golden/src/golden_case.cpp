@@ -10,10 +10,10 @@
 
 #include "mxv/check/quantize_specs.h"
 #include "mxv/check/wide_kinds.h"
+#include "mxv/io/enum_names.h"
 #include "mxv/reference/gate_up_bytes.h"
 #include "mxv/reference/swiglu_quantize.h"
 #include "mxv/reference/wide_float.h"
-#include "mxv/io/enum_names.h"
 
 namespace mxv::golden {
 

@@ -3,8 +3,8 @@
 // same object id. Every H5::Exception is turned into a GoldenFileError at this file's boundary.
 #include "mxv/golden/hdf5_file.h"
 
-#include "mxv/io/output_files.h"
 #include "mxv/io/enum_names.h"
+#include "mxv/io/output_files.h"
 
 #include <H5Cpp.h>
 

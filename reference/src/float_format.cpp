@@ -10,10 +10,10 @@
 #include <string>
 #include <utility>
 
+#include "mxv/io/enum_names.h"
 #include "mxv/reference/float_format.h"
 #include "mxv/reference/small_float.h"
 #include "mxv/reference/wide_float.h"
-#include "mxv/io/enum_names.h"
 
 namespace mxv {
 namespace {

@@ -2,11 +2,12 @@
 // follows are docs/semantics.md sections 3-4 (the table of NVFP4 operation orders, the two MX
 // rules).
 #include "mxv/reference/recipe.h"
-#include "mxv/io/enum_names.h"
 
 #include <array>
 #include <sstream>
 #include <stdexcept>
+
+#include "mxv/io/enum_names.h"
 
 namespace mxv {
 

@@ -1,10 +1,11 @@
 // The names of the shared vocabulary (vocabulary.h): what the CLI, the golden files and the
 // reports print, and what they parse back.
 #include "mxv/reference/vocabulary.h"
-#include "mxv/io/enum_names.h"
 
 #include <stdexcept>
 #include <string>
+
+#include "mxv/io/enum_names.h"
 
 namespace mxv {
 

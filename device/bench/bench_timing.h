@@ -1,7 +1,7 @@
 // What every GPU benchmark of device/bench shares: the cuda backend (or exit 2 with the reason),
 // CUDA errors as exit 1, the median time of a launch measured with CUDA events on the backend's
 // stream, and the device-to-device copy bandwidth that every figure is a fraction of
-// (docs/verification.md, "Benchmarks"; BENCHMARKS.md).
+// (docs/design.md section 7, "Performance"; BENCHMARKS.md).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -29,6 +29,8 @@ constexpr mxv::ConvertMode kRz{mxv::Rounding::kTowardZero, mxv::Saturation::kFin
 constexpr mxv::ConvertMode kRp{mxv::Rounding::kUp, mxv::Saturation::kFinite, mxv::Dialect::kCuda};
 
 float f(std::uint32_t bits) { return std::bit_cast<float>(bits); }
+unsigned e8m0_rz(float x) { return cvt::e8m0_from_f32<cvt::E8m0Rounding::kTowardZero>(x); }
+unsigned e8m0_rp(float x) { return cvt::e8m0_from_f32<cvt::E8m0Rounding::kUp>(x); }
 
 // Checks every encoder of cvt.h against the reference on one fp32 input; returns "" or a message.
 std::string check_all(std::uint32_t bits) {
@@ -44,8 +46,8 @@ std::string check_all(std::uint32_t bits) {
   if (unsigned g = cvt::e2m1_from_f32_sw_branchless(x), w = mxv::encode(mxv::kE2M1, x); g != w) {
     return fail("e2m1 branchless", g, w);
   }
-  if (unsigned g = cvt::e8m0_rz_from_f32(x), w = mxv::encode(mxv::kE8M0, x, kRz); g != w) return fail("e8m0 rz", g, w);
-  if (unsigned g = cvt::e8m0_rp_from_f32(x), w = mxv::encode(mxv::kE8M0, x, kRp); g != w) return fail("e8m0 rp", g, w);
+  if (unsigned g = e8m0_rz(x), w = mxv::encode(mxv::kE8M0, x, kRz); g != w) return fail("e8m0 rz", g, w);
+  if (unsigned g = e8m0_rp(x), w = mxv::encode(mxv::kE8M0, x, kRp); g != w) return fail("e8m0 rp", g, w);
   return {};
 }
 
@@ -84,16 +86,16 @@ TEST(CvtKnownAnswers, E2M1) {
 }
 
 TEST(CvtKnownAnswers, E8M0) {
-  EXPECT_EQ(cvt::e8m0_rz_from_f32(1.0f), 127);
-  EXPECT_EQ(cvt::e8m0_rp_from_f32(1.0f), 127);
-  EXPECT_EQ(cvt::e8m0_rz_from_f32(3.0f), 128);
-  EXPECT_EQ(cvt::e8m0_rp_from_f32(-3.0f), 129);  // sign ignored
-  EXPECT_EQ(cvt::e8m0_rz_from_f32(0.0f), 0x00);
-  EXPECT_EQ(cvt::e8m0_rp_from_f32(f(0x00400001u)), 0x01);  // (2^-127, 2^-126) -> 2^-126
-  EXPECT_EQ(cvt::e8m0_rp_from_f32(f(0x00400000u)), 0x00);  // exactly 2^-127
-  EXPECT_EQ(cvt::e8m0_rp_from_f32(f(0x7F000001u)), 0xFE);  // just above 2^127: satfinite
-  EXPECT_EQ(cvt::e8m0_rz_from_f32(INFINITY), 0xFE);
-  EXPECT_EQ(cvt::e8m0_rz_from_f32(NAN), 0xFF);
+  EXPECT_EQ(e8m0_rz(1.0f), 127);
+  EXPECT_EQ(e8m0_rp(1.0f), 127);
+  EXPECT_EQ(e8m0_rz(3.0f), 128);
+  EXPECT_EQ(e8m0_rp(-3.0f), 129);  // sign ignored
+  EXPECT_EQ(e8m0_rz(0.0f), 0x00);
+  EXPECT_EQ(e8m0_rp(f(0x00400001u)), 0x01);  // (2^-127, 2^-126) -> 2^-126
+  EXPECT_EQ(e8m0_rp(f(0x00400000u)), 0x00);  // exactly 2^-127
+  EXPECT_EQ(e8m0_rp(f(0x7F000001u)), 0xFE);  // just above 2^127: satfinite
+  EXPECT_EQ(e8m0_rz(INFINITY), 0xFE);
+  EXPECT_EQ(e8m0_rz(NAN), 0xFF);
   EXPECT_EQ(std::bit_cast<std::uint32_t>(cvt::f32_from_e8m0(0x00)), 0x00400000u);  // subnormal kept
 }
 
@@ -221,8 +223,8 @@ TEST(CvtVsReference, E2M1BranchlessEveryMidpointWideNeighbourhood) {
 std::string check_wide_pair(float hi, float lo) {
   const std::uint32_t want_bf16 = std::uint32_t{mxv::float_to_bf16(hi)} << 16 | mxv::float_to_bf16(lo);
   const std::uint32_t want_fp16 = std::uint32_t{mxv::float_to_fp16(hi)} << 16 | mxv::float_to_fp16(lo);
-  const std::uint32_t got_bf16 = cvt::bf16x2_from_f32_finite(hi, lo);
-  const std::uint32_t got_fp16 = cvt::fp16x2_from_f32_finite(hi, lo);
+  const std::uint32_t got_bf16 = cvt::half2_from_f32_finite<true>(hi, lo);
+  const std::uint32_t got_fp16 = cvt::half2_from_f32_finite<false>(hi, lo);
   if (got_bf16 == want_bf16 && got_fp16 == want_fp16) return {};
   char buf[200];
   std::snprintf(buf, sizeof buf, "hi 0x%08X lo 0x%08X: bf16x2 device 0x%08X reference 0x%08X, fp16x2 device 0x%08X reference 0x%08X",
@@ -234,13 +236,13 @@ bool is_nan_bits(std::uint32_t b) { return (b & 0x7FFFFFFFu) > 0x7F800000u; }
 
 TEST(CvtKnownAnswers, WidePairFinite) {
   // Hand-derived: 1.0 = bf16 0x3F80 = fp16 0x3C00; -2.0 = bf16 0xC000 = fp16 0xC000; `hi` on top.
-  EXPECT_EQ(cvt::bf16x2_from_f32_finite(1.0f, -2.0f), 0x3F80C000u);
-  EXPECT_EQ(cvt::fp16x2_from_f32_finite(1.0f, -2.0f), 0x3C00C000u);
-  EXPECT_EQ(cvt::bf16x2_from_f32_finite(f(0x3F808000u), 0.0f), 0x3F800000u);  // tie to even, down
-  EXPECT_EQ(cvt::bf16x2_from_f32_finite(f(0x3F818000u), 0.0f), 0x3F820000u);  // tie to even, up
-  EXPECT_EQ(cvt::fp16x2_from_f32_finite(65520.0f, 65519.0f), 0x7C007BFFu);    // 65520 ties up to Inf
-  EXPECT_EQ(cvt::fp16x2_from_f32_finite(INFINITY, -INFINITY), 0x7C00FC00u);
-  EXPECT_EQ(cvt::fp16x2_from_f32_finite(0x1p-25f, -0x1.000002p-25f), 0x00008001u);  // half min subnormal
+  EXPECT_EQ(cvt::half2_from_f32_finite<true>(1.0f, -2.0f), 0x3F80C000u);
+  EXPECT_EQ(cvt::half2_from_f32_finite<false>(1.0f, -2.0f), 0x3C00C000u);
+  EXPECT_EQ(cvt::half2_from_f32_finite<true>(f(0x3F808000u), 0.0f), 0x3F800000u);  // tie to even, down
+  EXPECT_EQ(cvt::half2_from_f32_finite<true>(f(0x3F818000u), 0.0f), 0x3F820000u);  // tie to even, up
+  EXPECT_EQ(cvt::half2_from_f32_finite<false>(65520.0f, 65519.0f), 0x7C007BFFu);    // 65520 ties up to Inf
+  EXPECT_EQ(cvt::half2_from_f32_finite<false>(INFINITY, -INFINITY), 0x7C00FC00u);
+  EXPECT_EQ(cvt::half2_from_f32_finite<false>(0x1p-25f, -0x1.000002p-25f), 0x00008001u);  // half min subnormal
 }
 
 TEST(CvtVsReference, WidePairFiniteStridedSample) {

@@ -61,22 +61,15 @@ struct CudaCtx {
   __device__ MXV_FORCEINLINE void syncthreads() const { __syncthreads(); }
   __device__ MXV_FORCEINLINE void syncwarp(unsigned mask) const { __syncwarp(mask); }
 
+  // Warp shuffles: one builtin each (index, xor, up, down).
   template <class T>
-  __device__ MXV_FORCEINLINE T shfl(unsigned mask, T v, int src, int width = 32) const {
-    return __shfl_sync(mask, v, src, width);
-  }
+  __device__ MXV_FORCEINLINE T shfl(unsigned mask, T v, int src, int w = 32) const { return __shfl_sync(mask, v, src, w); }
   template <class T>
-  __device__ MXV_FORCEINLINE T shfl_xor(unsigned mask, T v, int lane_mask, int width = 32) const {
-    return __shfl_xor_sync(mask, v, lane_mask, width);
-  }
+  __device__ MXV_FORCEINLINE T shfl_xor(unsigned mask, T v, int lanes, int w = 32) const { return __shfl_xor_sync(mask, v, lanes, w); }
   template <class T>
-  __device__ MXV_FORCEINLINE T shfl_up(unsigned mask, T v, unsigned delta, int width = 32) const {
-    return __shfl_up_sync(mask, v, delta, width);
-  }
+  __device__ MXV_FORCEINLINE T shfl_up(unsigned mask, T v, unsigned d, int w = 32) const { return __shfl_up_sync(mask, v, d, w); }
   template <class T>
-  __device__ MXV_FORCEINLINE T shfl_down(unsigned mask, T v, unsigned delta, int width = 32) const {
-    return __shfl_down_sync(mask, v, delta, width);
-  }
+  __device__ MXV_FORCEINLINE T shfl_down(unsigned mask, T v, unsigned d, int w = 32) const { return __shfl_down_sync(mask, v, d, w); }
   __device__ MXV_FORCEINLINE std::uint32_t ballot(unsigned mask, bool pred) const {
     return __ballot_sync(mask, pred);
   }

@@ -274,30 +274,27 @@ MXV_HD MXV_FORCEINLINE std::uint8_t e8m0_rp_from_f32_sw(float x) {
   return static_cast<std::uint8_t>(up < 0xFEu ? up : 0xFEu);
 }
 
-/// Two fp32 -> two E8M0 codes (`hi` in [15:8]), toward zero / up.
-MXV_HD MXV_FORCEINLINE std::uint16_t e8m0x2_rz_from_f32(float hi, float lo) {
+/// E8M0's two rounding directions: toward zero (floor log2) and up (ceil log2).
+enum class E8m0Rounding : std::uint8_t { kTowardZero, kUp };
+
+/// Two fp32 -> two E8M0 codes (`hi` in [15:8]), rounded as kRounding, satfinite.
+template <E8m0Rounding kRounding>
+MXV_HD MXV_FORCEINLINE std::uint16_t e8m0x2_from_f32(float hi, float lo) {
+  constexpr bool kUp = kRounding == E8m0Rounding::kUp;
 #if MXV_HW_CVT_FP4_E8M0
   unsigned short r;
-  asm("cvt.rz.satfinite.ue8m0x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
+  if constexpr (kUp) asm("cvt.rp.satfinite.ue8m0x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
+  else asm("cvt.rz.satfinite.ue8m0x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
   return r;
 #else
+  if constexpr (kUp) return static_cast<std::uint16_t>((unsigned{e8m0_rp_from_f32_sw(hi)} << 8) | e8m0_rp_from_f32_sw(lo));
   return static_cast<std::uint16_t>((unsigned{e8m0_rz_from_f32_sw(hi)} << 8) | e8m0_rz_from_f32_sw(lo));
 #endif
 }
-MXV_HD MXV_FORCEINLINE std::uint16_t e8m0x2_rp_from_f32(float hi, float lo) {
-#if MXV_HW_CVT_FP4_E8M0
-  unsigned short r;
-  asm("cvt.rp.satfinite.ue8m0x2.f32 %0, %1, %2;" : "=h"(r) : "f"(hi), "f"(lo));
-  return r;
-#else
-  return static_cast<std::uint16_t>((unsigned{e8m0_rp_from_f32_sw(hi)} << 8) | e8m0_rp_from_f32_sw(lo));
-#endif
-}
-MXV_HD MXV_FORCEINLINE std::uint8_t e8m0_rz_from_f32(float x) {
-  return static_cast<std::uint8_t>(e8m0x2_rz_from_f32(0.0f, x) & 0xFFu);
-}
-MXV_HD MXV_FORCEINLINE std::uint8_t e8m0_rp_from_f32(float x) {
-  return static_cast<std::uint8_t>(e8m0x2_rp_from_f32(0.0f, x) & 0xFFu);
+/// One fp32 -> one E8M0 code, rounded as kRounding.
+template <E8m0Rounding kRounding>
+MXV_HD MXV_FORCEINLINE std::uint8_t e8m0_from_f32(float x) {
+  return static_cast<std::uint8_t>(e8m0x2_from_f32<kRounding>(0.0f, x) & 0xFFu);
 }
 
 /// E8M0 code -> fp32: 2^(code-127). 0x00 -> 2^-127 = 0x00400000, an fp32 SUBNORMAL (built from
@@ -360,28 +357,23 @@ MXV_HD MXV_FORCEINLINE std::uint16_t fp16_from_f32(float x) {
   return static_cast<std::uint16_t>(sign | static_cast<std::uint32_t>(r * 16777216.0f));
 }
 
-/// Two fp32 -> two bf16 in one 32-bit word (`hi` in bits [31:16], `lo` in [15:0]), RNE, for
-/// NON-NaN inputs only: the hardware cvt.rn.bf16x2.f32 makes every NaN canonical (0x7FFF) where
-/// bf16_from_f32 keeps sign and payload, so the two agree on every input except NaN. For callers
-/// that have proven their values finite (the dequantize fast path).
-MXV_HD MXV_FORCEINLINE std::uint32_t bf16x2_from_f32_finite(float hi, float lo) {
+/// Two fp32 -> two 16-bit floats in one 32-bit word (`hi` in bits [31:16], `lo` in [15:0]), RNE:
+/// bf16 (kBf16) or fp16 (overflow -> Inf), for NON-NaN inputs only: the hardware cvt.rn.bf16x2.f32
+/// and cvt.rn.f16x2.f32 make every NaN canonical where bf16_from_f32 / fp16_from_f32 keep sign and
+/// payload, so the two agree on every input except NaN. For callers that have proven their values
+/// finite (the dequantize fast path).
+template <bool kBf16>
+MXV_HD MXV_FORCEINLINE std::uint32_t half2_from_f32_finite(float hi, float lo) {
 #if MXV_HW_CVT_WIDE_X2
   std::uint32_t r;
-  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  if constexpr (kBf16) {
+    asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  } else {
+    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  }
   return r;
 #else
-  return std::uint32_t{bf16_from_f32(lo)} | (std::uint32_t{bf16_from_f32(hi)} << 16);
-#endif
-}
-
-/// Two fp32 -> two fp16 in one 32-bit word (`hi` in bits [31:16]), RNE, overflow -> Inf; NON-NaN
-/// inputs only (as bf16x2_from_f32_finite).
-MXV_HD MXV_FORCEINLINE std::uint32_t fp16x2_from_f32_finite(float hi, float lo) {
-#if MXV_HW_CVT_WIDE_X2
-  std::uint32_t r;
-  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-  return r;
-#else
+  if constexpr (kBf16) return std::uint32_t{bf16_from_f32(lo)} | (std::uint32_t{bf16_from_f32(hi)} << 16);
   return std::uint32_t{fp16_from_f32(lo)} | (std::uint32_t{fp16_from_f32(hi)} << 16);
 #endif
 }

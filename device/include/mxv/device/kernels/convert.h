@@ -107,8 +107,8 @@ template <CodeFormat kFormat>
 MXV_HD MXV_FORCEINLINE std::uint32_t encode_pair(float hi, float lo) {
   if constexpr (kFormat == CodeFormat::kE4M3) return cvt::e4m3x2_from_f32(hi, lo);
   if constexpr (kFormat == CodeFormat::kE2M1) return cvt::e2m1x2_from_f32(hi, lo);
-  if constexpr (kFormat == CodeFormat::kE8M0Rz) return cvt::e8m0x2_rz_from_f32(hi, lo);
-  if constexpr (kFormat == CodeFormat::kE8M0Rp) return cvt::e8m0x2_rp_from_f32(hi, lo);
+  if constexpr (kFormat == CodeFormat::kE8M0Rz) return cvt::e8m0x2_from_f32<cvt::E8m0Rounding::kTowardZero>(hi, lo);
+  if constexpr (kFormat == CodeFormat::kE8M0Rp) return cvt::e8m0x2_from_f32<cvt::E8m0Rounding::kUp>(hi, lo);
   return 0;
 }
 

@@ -52,7 +52,7 @@
 //   MX:    (a_raw * 2^126) * scale: the first product is a exactly, the second the one rounding.
 // No NaN can arise there (finite factors; the 0 * Inf case needs an infinite factor), so the
 // result narrows with cvt.h's finite-input pair conversion (bf16x2_from_f32_finite /
-// fp16x2_from_f32_finite: the hardware's round-to-nearest-even cvt on the GPU, the integer code on
+// half2_from_f32_finite: the hardware's round-to-nearest-even cvt on the GPU, the integer code on
 // the host, which agree on every non-NaN value). Any store whose scale decodes to
 // NaN / Inf (or whose s_dec is non-finite or >= 2^120) takes the general per-value path, the
 // scalar kernel's arithmetic (NaN rules of dequantize_params.h), so results stay byte-exact.
@@ -172,9 +172,9 @@ MXV_HD MXV_FORCEINLINE Vec16 convert_store(std::uint32_t codes, std::uint32_t sc
   if constexpr (kOut == WideType::kFp32) {
     for (unsigned j = 0; j < 4; ++j) v.w[j] = cvt::bits_of(x[j]);
   } else if constexpr (kOut == WideType::kBf16) {
-    for (unsigned j = 0; j < 4; ++j) v.w[j] = cvt::bf16x2_from_f32_finite(x[2 * j + 1], x[2 * j]);
+    for (unsigned j = 0; j < 4; ++j) v.w[j] = cvt::half2_from_f32_finite<true>(x[2 * j + 1], x[2 * j]);
   } else {
-    for (unsigned j = 0; j < 4; ++j) v.w[j] = cvt::fp16x2_from_f32_finite(x[2 * j + 1], x[2 * j]);
+    for (unsigned j = 0; j < 4; ++j) v.w[j] = cvt::half2_from_f32_finite<false>(x[2 * j + 1], x[2 * j]);
   }
   return v;
 }

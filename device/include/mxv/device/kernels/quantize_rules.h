@@ -136,7 +136,7 @@ MXV_HD MXV_FORCEINLINE std::uint32_t ocp_e8m0_code(std::uint32_t amax_bits) {
 /// NVIDIA MX rule: code = E8M0_RP_satfinite(fp32(amax * fl(1/6))).
 MXV_HD MXV_FORCEINLINE std::uint32_t nvidia_e8m0_code(std::uint32_t amax_bits) {
   const float scaled = mul_rn(cvt::float_of(amax_bits), cvt::float_of(kInvSixBits));
-  return cvt::e8m0_rp_from_f32(scaled);
+  return cvt::e8m0_from_f32<cvt::E8m0Rounding::kUp>(scaled);
 }
 
 // ---- NVFP4 (TransformerEngine order) ----------------------------------------------------------

@@ -51,9 +51,9 @@
 //          rounding of the real a * scale * s_dec, as the reference's (a * scale) * s_dec is.
 //   MX:    (a_raw * 2^126) * scale: the first product is a exactly, the second the one rounding.
 // No NaN can arise there (finite factors; the 0 * Inf case needs an infinite factor), so the
-// result narrows with cvt.h's finite-input pair conversion (bf16x2_from_f32_finite /
-// half2_from_f32_finite: the hardware's round-to-nearest-even cvt on the GPU, the integer code on
-// the host, which agree on every non-NaN value). Any store whose scale decodes to
+// result narrows with cvt.h's finite-input pair conversion (half2_from_f32_finite: the
+// hardware's round-to-nearest-even cvt on the GPU, the integer code on the host, which agree on
+// every non-NaN value). Any store whose scale decodes to
 // NaN / Inf (or whose s_dec is non-finite or >= 2^120) takes the general per-value path, the
 // scalar kernel's arithmetic (NaN rules of dequantize_params.h), so results stay byte-exact.
 //

@@ -15,6 +15,7 @@ BlockQuantizeBuffers alloc_block_quantize_buffers(Backend& backend, std::string_
   b.amax = backend.alloc(sizeof(std::uint32_t), prefix + "amax", sentinel);
   b.s_dec = backend.alloc(sizeof(float), prefix + "s_dec", sentinel);
   if (!layout.tile_rows.empty()) b.tile_rows = backend.alloc_upload(layout.tile_rows, prefix + "tile_rows");
+  if (layout.gate_table_bytes != 0) b.gate_table = backend.alloc(layout.gate_table_bytes, prefix + "gate_table", sentinel);
   return b;
 }
 
@@ -32,6 +33,7 @@ void require_block_quantize_buffers(std::string_view who, const BlockQuantizeLay
   require_buffer_bytes(who, out.amax, 4, "amax");
   require_buffer_bytes(who, out.s_dec, 4, "s_dec");
   require_buffer_bytes(who, out.tile_rows, layout.tile_rows.size() * 4, "tile_rows");
+  require_buffer_bytes(who, out.gate_table, layout.gate_table_bytes, "gate_table");
 }
 
 }  // namespace mxv::device

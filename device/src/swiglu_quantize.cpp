@@ -88,14 +88,29 @@ SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem) {
   q.items = q.scale_rows * q.kb_slots;
   plan.launch.kernel = to_string(SwigluQuantizeVariant::kFused);
   plan.launch.block = {kSwigluBlockThreads, 1, 1};
-  // One thread per scale slot, about 4 slots per thread: the one-time index division is amortised.
-  plan.launch.grid = {blocks_for((q.items + 3) / 4), 1, 1};
+  // One thread per scale slot, about 4 slots per thread (8 with bf16 input, whose blocks first
+  // stage the 24 KiB gate-factor table): the one-time index division and staging are amortised.
+  const std::uint64_t per_thread = q.in.input_bf16 ? 8u : 4u;
+  plan.launch.grid = {blocks_for((q.items + per_thread - 1) / per_thread), 1, 1};
   validate_launch_plan(plan.launch);
   plan.input_bytes = q.in.rows * 2u * q.in.inter * (q.in.input_bf16 ? 2u : 4u);
   plan.element_bytes = q.in.rows * q.in.inter / 2u;
   const std::uint64_t threads = std::uint64_t{plan.launch.grid.x} * kSwigluBlockThreads;
   q.narrow_index = fits_narrow_index(plan.input_bytes, plan.element_bytes, q.items, threads);
   plan.scale_bytes = q.items;
+  if (q.in.input_bf16) {
+    // The gate factors of bf16 gates come from a table the run fills first (one thread a slot).
+    plan.table_params.clamped = q.in.activation == Activation::kSwigluClamped;
+    plan.table_params.alpha = q.in.alpha;
+    plan.table_params.limit = q.in.limit;
+    plan.gate_table_bytes = std::uint64_t{kGateTableEntries} * sizeof(float);
+    LaunchPlan table;
+    table.kernel = to_string(SwigluGateTableVariant::kFill);
+    table.block = {kGateTableBlockThreads, 1, 1};
+    table.grid = {blocks_for(kGateTableEntries), 1, 1};
+    validate_launch_plan(table);
+    plan.table_launch = table;
+  }
   return plan;
 }
 
@@ -119,6 +134,11 @@ void run_swiglu_quantize(Backend& backend, const SwigluQuantizePlan& plan, const
   if (plan.problem.tensor_amax) {
     const auto bits = std::bit_cast<std::uint32_t>(*plan.problem.tensor_amax);
     backend.upload(out.amax, std::span<const std::uint32_t>(&bits, 1));
+  }
+  if (plan.table_launch) {
+    SwigluGateTableParams t = plan.table_params;
+    t.table = out.gate_table.as<float>();
+    backend.launch(*plan.table_launch, t);
   }
   backend.launch(plan.launch, q);
 }

@@ -122,7 +122,8 @@ TEST(KernelFamilies, EveryVariantNameMapsBackToItsVariantOnce) {
     (check.template operator()<Families>(), ...);
   }(KernelFamilies{});
   EXPECT_EQ(names, (std::multiset<std::string>{"convert", "dequantize_scalar", "dequantize_tiled", "amax", "quantize_vector",
-                                               "quantize_scalar", "swiglu_bf16", "swiglu_quantize_fused"}));
+                                               "quantize_scalar", "swiglu_bf16", "swiglu_gate_table",
+                                               "swiglu_quantize_fused"}));
 }
 
 TEST(BackendSelection, NamesAndAuto) {

@@ -4,13 +4,16 @@
 // the reference's bf16 output, and the pair's parity: with a bf16 intermediate, fused == unfused
 // (activation -> bf16 -> quantize kernel) byte for byte. Layouts halves / interleaved(1) /
 // interleaved(8), silu and swiglu_clamped, fp32 and bf16 inputs, rows of 1, I of 16/48/80/400,
-// grouped rows {1, 127, 128, 129}, a large shape on the GPU. Every comparison's failure message is
+// grouped rows {1, 127, 128, 129}, every bf16 gate pattern (the bf16 kernels' gate-factor table),
+// a large shape on the GPU. Every comparison's failure message is
 // the check library's report; guards, sentinels, emulator findings and the variant are checked.
 //
 // Inputs come from the fuzz library (fuzz/values.h) under a seed printed by every case; override
 // the base seed with MXV_TEST_SEED=<n>.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -58,7 +61,22 @@ struct Case {
   std::vector<std::int64_t> groups;
   bool specials = false;
   bool gpu_only = false;
+  /// bf16, halves: gate k of the tensor (row-major) holds bf16 pattern k mod 2^16, so rows * I =
+  /// 65536 covers every gate, in and outside the fused kernel's gate-factor table.
+  bool every_gate = false;
 };
+
+/// Overwrites the gates of a bf16 halves input with every bf16 pattern in turn (Case::every_gate).
+void put_every_gate_pattern(std::vector<std::uint8_t>& bytes, std::size_t rows, std::size_t inter) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t j = 0; j < inter; ++j) {
+      const std::size_t k = r * inter + j;
+      const std::size_t at = 2 * (r * 2 * inter + j);
+      bytes[at] = static_cast<std::uint8_t>(k & 0xFFu);
+      bytes[at + 1] = static_cast<std::uint8_t>((k >> 8) & 0xFFu);
+    }
+  }
+}
 
 std::vector<Case> cases() {
   std::vector<Case> out;
@@ -99,6 +117,21 @@ std::vector<Case> cases() {
       }
     }
   }
+  // Every bf16 gate pattern once (the gate-factor table's inside, both edges and every special).
+  for (const Activation a : {Activation::kSilu, Activation::kSwigluClamped}) {
+    for (const Intermediate im : {Intermediate::kFp32, Intermediate::kBf16}) {
+      Case c;
+      c.name = std::string("every_gate_halves_bf16") + (a == Activation::kSilu ? "_silu" : "_clamped") +
+               (im == Intermediate::kFp32 ? "_i32" : "_ibf16");
+      c.type = WideType::kBf16;
+      c.act = a;
+      c.inter_precision = im;
+      c.rows = 128;
+      c.inter = 512;
+      c.every_gate = true;
+      out.push_back(c);
+    }
+  }
   // Grouped rows around one 128-row tile (one layout / dtype combination each: the row mapping is
   // shared).
   for (const Intermediate im : {Intermediate::kFp32, Intermediate::kBf16}) {
@@ -127,7 +160,8 @@ TEST_P(SwigluQuantizeKernel, FusedMatchesReferenceAndUnfusedPair) {
   const auto rows = static_cast<std::size_t>(c.rows);
   const auto inter = static_cast<std::size_t>(c.inter);
   const std::vector<float> gu = make_gate_up(recipe, c.type, rows, inter, seed, c.specials);
-  const std::vector<std::uint8_t> gu_bytes = narrow_from_fp32(c.type, gu);
+  std::vector<std::uint8_t> gu_bytes = narrow_from_fp32(c.type, gu);
+  if (c.every_gate) put_every_gate_pattern(gu_bytes, rows, inter);
 
   // The model: activation (fp32), then quantization of it or of its bf16 rounding.
   std::vector<std::uint16_t> gu_bf16;
@@ -176,9 +210,14 @@ TEST_P(SwigluQuantizeKernel, FusedMatchesReferenceAndUnfusedPair) {
   be.clear_launch_log();
   run_swiglu_quantize(be, plan, input, fused);
   be.synchronize();
-  ASSERT_EQ(be.launch_log().size(), 1u);
+  // bf16 input: the gate-factor table is filled first (kernels/swiglu_gate_table.h).
+  ASSERT_EQ(be.launch_log().size(), c.type == WideType::kBf16 ? 2u : 1u);
+  if (c.type == WideType::kBf16) {
+    EXPECT_EQ(be.launch_log().front().kernel, "swiglu_gate_table");
+  }
   EXPECT_EQ(be.launch_log().back().kernel, "swiglu_quantize_fused");
   expect_clean({&input, &fused.elements, &fused.scales, &fused.s_dec});
+  if (c.type == WideType::kBf16) expect_clean({&fused.gate_table});
 
   check::Options copt;
   copt.sentinel = kSentinel;
@@ -221,6 +260,96 @@ INSTANTIATE_TEST_SUITE_P(cuda, SwigluQuantizeKernel,
 INSTANTIATE_TEST_SUITE_P(emulated, SwigluQuantizeKernel,
                          ::testing::ValuesIn(test::case_params(BackendKind::kEmulated, cases())),
                          test::case_param_name<Case>);
+
+// ---- the gate-factor table of bf16 inputs --------------------------------------------------------
+
+struct GateTableCase {
+  std::string name;
+  Activation act = Activation::kSilu;
+  float alpha = 1.702f;
+  float limit = 7.0f;
+  bool gpu_only = false;
+};
+
+class SwigluGateTable : public test::CaseBackendTest<GateTableCase> {};
+
+/// The entries of `table` that differ from the reference's gate factor of their bf16 gate (the
+/// reference's activation with an up factor of exactly 1: silu with u = 1, clamped with u = 0,
+/// whose u' + 1 is 1), each reported as a failure up to 5.
+std::size_t wrong_gate_factors(const std::vector<float>& table, const GateTableCase& c) {
+  std::size_t wrong = 0;
+  for (std::uint32_t slot = 0; slot < kGateTableEntries; ++slot) {
+    const float g = std::bit_cast<float>(gate_table_bits(slot) << 16);
+    const float want = c.act == Activation::kSilu ? swiglu_silu(g, 1.0f) : mxv::swiglu_clamped(g, 0.0f, c.alpha, c.limit);
+    if (std::bit_cast<std::uint32_t>(table[slot]) != std::bit_cast<std::uint32_t>(want) && ++wrong <= 5) {
+      ADD_FAILURE() << "slot " << slot << " (bf16 0x" << std::hex << gate_table_bits(slot) << "): table 0x"
+                    << std::bit_cast<std::uint32_t>(table[slot]) << ", reference 0x" << std::bit_cast<std::uint32_t>(want);
+    }
+  }
+  return wrong;
+}
+
+// The comparison catches a table one ulp off in one entry (a planted bug).
+TEST(SwigluGateTablePlantedBug, OneEntryOneUlpOffIsReported) {
+  const GateTableCase c{"silu"};
+  std::vector<float> table(kGateTableEntries);
+  for (std::uint32_t slot = 0; slot < kGateTableEntries; ++slot) {
+    table[slot] = swiglu_silu(std::bit_cast<float>(gate_table_bits(slot) << 16), 1.0f);
+  }
+  EXPECT_EQ(wrong_gate_factors(table, c), 0u);
+  table[3000] = std::bit_cast<float>(std::bit_cast<std::uint32_t>(table[3000]) + 1u);
+  std::size_t wrong = 0;
+  EXPECT_NONFATAL_FAILURE(wrong = wrong_gate_factors(table, c), "slot 3000");
+  EXPECT_EQ(wrong, 1u);
+}
+
+// Every entry the run fills equals the reference's gate factor of its bf16 gate, bit for bit
+// (wrong_gate_factors). The quantized outputs alone would hide most wrong entries: a planted
+// one-ulp error, and even a doubled factor of a small gate, passed the every-gate cases above.
+TEST_P(SwigluGateTable, EveryEntryIsTheReferenceGateFactor) {
+  const GateTableCase& c = GetParam().c;
+  SwigluQuantizeProblem prob;
+  prob.recipe = Recipe::nvfp4_te();
+  prob.recipe.activation = c.act;
+  prob.recipe.alpha = c.alpha;
+  prob.recipe.limit = c.limit;
+  prob.input_type = WideType::kBf16;
+  prob.rows = 1;
+  prob.inter = 16;
+  prob.tensor_amax = 1.0f;
+  const SwigluQuantizePlan plan = plan_swiglu_quantize(prob);
+  ASSERT_TRUE(plan.table_launch.has_value());
+  Backend& be = *backend_;
+  const std::vector<std::uint8_t> zeros(static_cast<std::size_t>(plan.input_bytes), 0);
+  DeviceBuffer input = be.alloc_upload(std::span<const std::uint8_t>(zeros), "gate_up");
+  SwigluQuantizeBuffers out = alloc_swiglu_quantize_buffers(be, plan, kSentinel);
+  run_swiglu_quantize(be, plan, input, out);
+  be.synchronize();
+  expect_clean({&input, &out.gate_table});
+  const std::vector<float> table = be.download<float>(out.gate_table);
+  ASSERT_EQ(table.size(), std::size_t{kGateTableEntries});
+  for (std::uint32_t slot = 0; slot < kGateTableEntries; ++slot) {
+    ASSERT_EQ(gate_table_slot(gate_table_bits(slot)), slot) << "slot order is not a bijection at " << slot;
+  }
+  EXPECT_EQ(wrong_gate_factors(table, c), 0u) << "wrong table entries";
+  // The slot function's edges: the table's first and last gates are inside, their neighbours not.
+  EXPECT_LT(gate_table_slot(kGateTableExpLo << 7), kGateTableEntries);
+  EXPECT_GE(gate_table_slot((kGateTableExpLo << 7) - 1u), kGateTableEntries);
+  EXPECT_LT(gate_table_slot(((kGateTableExpLo + kGateTableBinades) << 7) - 1u), kGateTableEntries);
+  EXPECT_GE(gate_table_slot((kGateTableExpLo + kGateTableBinades) << 7), kGateTableEntries);
+  EXPECT_GE(gate_table_slot(0x8000u), kGateTableEntries);  // -0
+}
+
+const std::vector<GateTableCase> kGateTableCases = {
+    {"silu", Activation::kSilu},
+    {"clamped_default", Activation::kSwigluClamped},
+    {"clamped_alpha1p5_limit0p75", Activation::kSwigluClamped, 1.5f, 0.75f},  // the clamp inside the table
+};
+INSTANTIATE_TEST_SUITE_P(cuda, SwigluGateTable, ::testing::ValuesIn(test::case_params(BackendKind::kCuda, kGateTableCases)),
+                         test::case_param_name<GateTableCase>);
+INSTANTIATE_TEST_SUITE_P(emulated, SwigluGateTable,
+                         ::testing::ValuesIn(test::case_params(BackendKind::kEmulated, kGateTableCases)),
+                         test::case_param_name<GateTableCase>);
 
 // ---- host-side validation -------------------------------------------------------------------------
 

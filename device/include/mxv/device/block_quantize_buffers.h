@@ -19,6 +19,7 @@ struct BlockQuantizeBuffers {
   DeviceBuffer amax;       ///< the tensor amax (reduced by the amax kernel or uploaded by the run)
   DeviceBuffer s_dec;      ///< the global decode scale the kernel writes
   DeviceBuffer tile_rows;  ///< the plan's per-tile row table, uploaded when the plan has one
+  DeviceBuffer gate_table;  ///< fused SwiGLU with bf16 input: the gate-factor table the run fills
 };
 
 /// What a plan needs of its buffers: output sizes and the row table (empty: none).
@@ -26,6 +27,7 @@ struct BlockQuantizeLayout {
   std::uint64_t element_bytes = 0;
   std::uint64_t scale_bytes = 0;
   std::span<const std::uint32_t> tile_rows;
+  std::uint64_t gate_table_bytes = 0;  ///< 0: the plan needs no gate-factor table
 };
 
 /// Allocates the outputs, named "<who>.elements", ..., filled with `sentinel`, and uploads the
@@ -44,7 +46,9 @@ void require_block_quantize_buffers(std::string_view who, const BlockQuantizeLay
 /// The layout of a QuantizePlan or SwigluQuantizePlan.
 template <class Plan>
 BlockQuantizeLayout block_quantize_layout(const Plan& plan) {
-  return {plan.element_bytes, plan.scale_bytes, plan.tile_rows};
+  BlockQuantizeLayout layout{plan.element_bytes, plan.scale_bytes, plan.tile_rows};
+  if constexpr (requires { plan.gate_table_bytes; }) layout.gate_table_bytes = plan.gate_table_bytes;
+  return layout;
 }
 
 /// Points a launch's outputs (QuantizeParams, SwigluQuantizeParams) at `out`.
@@ -55,6 +59,7 @@ void bind_block_quantize_buffers(Params& p, const BlockQuantizeLayout& layout, c
   p.tile_rows = layout.tile_rows.empty() ? GlobalPtr<std::uint32_t>{} : out.tile_rows.as<std::uint32_t>();
   p.amax_bits = out.amax.as<std::uint32_t>();
   p.s_dec_out = out.s_dec.as<float>();
+  if constexpr (requires { p.gate_table; }) p.gate_table = out.gate_table.as<float>();
 }
 
 }  // namespace mxv::device

@@ -45,6 +45,11 @@ struct SwigluQuantizePlan {
   SwigluQuantizeProblem problem;
   SwigluQuantizeParams params;  ///< without buffer pointers
   LaunchPlan launch;            ///< "swiglu_quantize_fused"
+  /// bf16 input: the gate-factor table fill that runs first ("swiglu_gate_table";
+  /// kernels/swiglu_gate_table.h), its parameters without the buffer, and the table's size.
+  std::optional<LaunchPlan> table_launch;
+  SwigluGateTableParams table_params;
+  std::uint64_t gate_table_bytes = 0;
   std::uint64_t input_bytes = 0;
   std::uint64_t element_bytes = 0;  ///< rows * I/2
   std::uint64_t scale_bytes = 0;
@@ -63,7 +68,8 @@ using SwigluQuantizeBuffers = BlockQuantizeBuffers;
 
 SwigluQuantizeBuffers alloc_swiglu_quantize_buffers(Backend& backend, const SwigluQuantizePlan& plan,
                                                     std::uint8_t sentinel = 0xCD);
-/// Runs the fused kernel. Throws std::invalid_argument when a buffer is too small.
+/// Runs the fused kernel (after the gate-factor table fill when the plan has one). Throws
+/// std::invalid_argument when a buffer is too small.
 void run_swiglu_quantize(Backend& backend, const SwigluQuantizePlan& plan, const DeviceBuffer& gate_up,
                          SwigluQuantizeBuffers& out);
 

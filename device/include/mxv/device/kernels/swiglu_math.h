@@ -91,25 +91,45 @@ MXV_HD MXV_FORCEINLINE float exp_portable(float x) {
   return is_nan(x) ? cvt::float_of(kQuietNan) : result;
 }
 
-/// silu(g) * u: e = exp(-g); d = 1 + e; s = g / d; out = s * u (NaN canonicalized).
-MXV_HD MXV_FORCEINLINE float silu_mul(float g, float u) {
+// Each activation is (a factor of the gate alone) * (a factor of up alone), one correctly rounded
+// product, then the NaN canonicalized. The gate factor is split out because it depends on g only:
+// for a bf16 gate the fused kernel reads it from a table of every bf16 value the table covers
+// (kernels/swiglu_gate_table.h), filled by these same functions.
+
+/// silu's gate factor: e = exp(-g); d = 1 + e; s = g / d.
+MXV_HD MXV_FORCEINLINE float silu_gate(float g) {
   const float e = exp_portable(-g);
   const float d = add_rn(1.0f, e);
-  const float s = div_rn(g, d);
-  return canonical(mul_rn(s, u));
+  return div_rn(g, d);
 }
 
-/// gpt-oss clamped SwiGLU: g' = min(g, limit) and u' = clamp(u, -limit, limit) with NaN falling
-/// through; out = (g' * (1 / (1 + exp(-(alpha * g'))))) * (u' + 1) (NaN canonicalized).
-MXV_HD MXV_FORCEINLINE float swiglu_clamped(float g, float u, float alpha, float limit) {
+/// The clamped SwiGLU's gate factor: g' = min(g, limit) with NaN falling through;
+/// t = g' * (1 / (1 + exp(-(alpha * g')))).
+MXV_HD MXV_FORCEINLINE float clamped_gate(float g, float alpha, float limit) {
   const float gc = g > limit ? limit : g;
-  const float uc = u > limit ? limit : (u < -limit ? -limit : u);
   const float a = mul_rn(alpha, gc);
   const float e = exp_portable(-a);
   const float d = add_rn(1.0f, e);
   const float sig = div_rn(1.0f, d);
-  const float t = mul_rn(gc, sig);
-  const float v = add_rn(uc, 1.0f);
+  return mul_rn(gc, sig);
+}
+
+/// The clamped SwiGLU's up factor: u' + 1, u' = clamp(u, -limit, limit) with NaN falling through.
+MXV_HD MXV_FORCEINLINE float clamped_up(float u, float limit) {
+  const float uc = u > limit ? limit : (u < -limit ? -limit : u);
+  return add_rn(uc, 1.0f);
+}
+
+/// silu(g) * u (NaN canonicalized).
+MXV_HD MXV_FORCEINLINE float silu_mul(float g, float u) {
+  const float s = silu_gate(g);
+  return canonical(mul_rn(s, u));
+}
+
+/// gpt-oss clamped SwiGLU: (g' * sigmoid(alpha * g')) * (u' + 1) (NaN canonicalized).
+MXV_HD MXV_FORCEINLINE float swiglu_clamped(float g, float u, float alpha, float limit) {
+  const float v = clamped_up(u, limit);
+  const float t = clamped_gate(g, alpha, limit);
   return canonical(mul_rn(t, v));
 }
 

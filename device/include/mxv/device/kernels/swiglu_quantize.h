@@ -27,6 +27,7 @@
 #include "mxv/device/kernels/fp4_block.h"
 #include "mxv/device/kernels/quantize_rules.h"
 #include "mxv/device/kernels/scheme_instance.h"
+#include "mxv/device/kernels/swiglu_gate_table.h"
 #include "mxv/device/kernels/swiglu_math.h"
 
 // Loops over a thread's outputs must unroll fully so their arrays live in registers (nvcc
@@ -47,10 +48,12 @@ struct GateUpPlacement {
 };
 
 /// What both SwiGLU kernels read.
+/// (Members ordered for size: the fused kernel's parameters must stay within 128 bytes, past which
+/// nvcc reads them through a computed address, which added about 240 PTX instructions to it.)
 struct SwigluInput {
   bool input_bf16 = false;
-  GateUpPlacement placement{};
   Activation activation = Activation::kSilu;  ///< kSilu or kSwigluClamped (never kNone)
+  GateUpPlacement placement{};
   float alpha = 1.702f;
   float limit = 7.0f;
   std::uint64_t rows = 0;
@@ -83,6 +86,7 @@ struct SwigluQuantizeParams {
   GlobalPtr<std::uint32_t> tile_rows{};  ///< as QuantizeParams::tile_rows
   GlobalPtr<std::uint32_t> amax_bits{};  ///< NVFP4: the tensor amax of the activated output (read)
   GlobalPtr<float> s_dec_out{};
+  GlobalPtr<float> gate_table{};  ///< bf16 input: the swiglu_gate_table launch's factors (read)
 };
 
 namespace swiglu_detail {
@@ -115,12 +119,10 @@ MXV_HD MXV_FORCEINLINE void deinterleave(const float* raw, float* gate, float* u
   }
 }
 
-/// The 8 activated outputs j0 .. j0+7 of `row` (j0 a multiple of 8), in fp32. The template
-/// parameters fix the input type and the activation at compile time (-1: read them from `in`).
-template <int kBf16 = -1, int kClamped = -1, class Index = std::uint64_t, class Ctx>
-MXV_HD MXV_FORCEINLINE void activate8(Ctx& ctx, const SwigluInput& in, Index row, Index j0, float* out) {
-  float gate[8];
-  float up[8];
+/// The 8 gates and 8 ups of activated outputs j0 .. j0+7 of `row` (j0 a multiple of 8), widened
+/// to fp32. `kBf16` fixes the input type at compile time (-1: read it from `in`).
+template <int kBf16 = -1, class Index = std::uint64_t, class Ctx>
+MXV_HD MXV_FORCEINLINE void load_gate_up8(Ctx& ctx, const SwigluInput& in, Index row, Index j0, float* gate, float* up) {
   const std::uint32_t g = in.placement.group;
   const auto inter = static_cast<Index>(in.inter);
   if (g == 0u) {  // halves: gate = [0, I), up = [I, 2I)
@@ -142,11 +144,64 @@ MXV_HD MXV_FORCEINLINE void activate8(Ctx& ctx, const SwigluInput& in, Index row
       default: deinterleave<8>(raw, gate, up); break;
     }
   }
+}
+
+/// The 8 activated outputs j0 .. j0+7 of `row` (j0 a multiple of 8), in fp32. The template
+/// parameters fix the input type and the activation at compile time (-1: read them from `in`).
+template <int kBf16 = -1, int kClamped = -1, class Index = std::uint64_t, class Ctx>
+MXV_HD MXV_FORCEINLINE void activate8(Ctx& ctx, const SwigluInput& in, Index row, Index j0, float* out) {
+  float gate[8];
+  float up[8];
+  load_gate_up8<kBf16>(ctx, in, row, j0, gate, up);
   const bool clamped = kClamped < 0 ? in.activation == Activation::kSwigluClamped : kClamped == 1;
   MXV_SWIGLU_UNROLL
   for (unsigned j = 0; j < 8; ++j) {
     out[j] = clamped ? swiglu_math::swiglu_clamped(gate[j], up[j], in.alpha, in.limit)
                      : swiglu_math::silu_mul(gate[j], up[j]);
+  }
+}
+
+/// The block's copy of the gate-factor table (kernels/swiglu_gate_table.h): every thread copies
+/// 16-byte pieces, then the block meets at a barrier. Every thread of the block must call it.
+template <class Ctx>
+MXV_HD MXV_FORCEINLINE SharedPtr<float> stage_gate_table(Ctx& ctx, GlobalPtr<float> table) {
+  constexpr unsigned kVectors = kGateTableEntries / 4u;
+  const SharedPtr<Vec16> staged = ctx.template shared_array<Vec16, kVectors, 0>();
+  for (unsigned v = ctx.thread_idx().x; v < kVectors; v += ctx.block_dim().x) {
+    ctx.store(staged, v, ctx.load16(table, std::size_t{v} * 4u));
+  }
+  ctx.syncthreads();
+  return {reinterpret_cast<float*>(staged.raw)};
+}
+
+/// activate8 for bf16 input with the staged gate-factor table: each gate's factor is one shared
+/// load, times the up factor; a group holding any gate outside the table takes the arithmetic.
+template <class Index, class Ctx>
+MXV_HD MXV_FORCEINLINE void activate8_tabled(Ctx& ctx, const SwigluInput& in, SharedPtr<float> table, Index row,
+                                             Index j0, float* out) {
+  float gate[8];
+  float up[8];
+  load_gate_up8<1>(ctx, in, row, j0, gate, up);
+  const bool clamped = in.activation == Activation::kSwigluClamped;
+  std::uint32_t slot[8];
+  bool tabled = true;
+  MXV_SWIGLU_UNROLL
+  for (unsigned j = 0; j < 8; ++j) {
+    slot[j] = gate_table_slot(cvt::bits_of(gate[j]) >> 16);
+    tabled = tabled && slot[j] < kGateTableEntries;
+  }
+  if (tabled) {
+    MXV_SWIGLU_UNROLL
+    for (unsigned j = 0; j < 8; ++j) {
+      const float upf = clamped ? swiglu_math::clamped_up(up[j], in.limit) : up[j];
+      out[j] = swiglu_math::canonical(swiglu_math::mul_rn(ctx.load(table, slot[j]), upf));
+    }
+  } else {  // the arithmetic, as activate8
+    MXV_SWIGLU_UNROLL
+    for (unsigned j = 0; j < 8; ++j) {
+      out[j] = clamped ? swiglu_math::swiglu_clamped(gate[j], up[j], in.alpha, in.limit)
+                       : swiglu_math::silu_mul(gate[j], up[j]);
+    }
   }
 }
 
@@ -191,6 +246,8 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
   const auto row_bytes = static_cast<Index>(p.in.inter / 2u);
   const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, kScheme, p.amax_bits, p.s_dec_out);
   fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(tid, stride, static_cast<Index>(p.kb_slots));
+  SharedPtr<float> gate_table{};
+  if constexpr (kBf16) gate_table = swiglu_detail::stage_gate_table(ctx, p.gate_table);
 
   for (Index i = tid; i < items; i += stride) {
     const Index scale_row = cursor.row;
@@ -214,8 +271,12 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
     float act[kBlock];
     MXV_SWIGLU_UNROLL
     for (unsigned q = 0; q < kBlock / 8u; ++q) {
-      swiglu_detail::activate8<kBf16 ? 1 : 0, -1, Index>(ctx, p.in, row,
-                                                                       static_cast<Index>(k * kBlock + 8u * q), act + 8u * q);
+      const auto j0 = static_cast<Index>(k * kBlock + 8u * q);
+      if constexpr (kBf16) {
+        swiglu_detail::activate8_tabled<Index>(ctx, p.in, gate_table, row, j0, act + 8u * q);
+      } else {
+        swiglu_detail::activate8<0, -1, Index>(ctx, p.in, row, j0, act + 8u * q);
+      }
     }
     std::uint32_t raw = 0;
     MXV_SWIGLU_UNROLL

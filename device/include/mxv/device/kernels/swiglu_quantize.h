@@ -230,11 +230,13 @@ MXV_HD void swiglu_bf16_body(Ctx& ctx, const SwigluParams& p) {
 /// (kernels/quantize.h's vector variant applied to computed values): the thread activates its
 /// block's 16 or 32 outputs, keeps them in registers, picks the scale once and stores the packed
 /// codes (8 bytes as two words for NVFP4, 16 bytes as one vector for MX) and the scale byte. The
-/// scheme, input type and activation are template parameters, so each kernel is straight-line
-/// code: the portable exp and the IEEE division are most of the per-output cost, and runtime
-/// selects or shuffles around them would add to it. The activation stays a runtime choice (a
-/// uniform branch per group of 8 outputs), which halves the number of kernels to compile. Blocks with a NaN or Inf activation take the
-/// recipe's NaN policy for the amax and the general encoder; all others the non-NaN encoder.
+/// scheme and input type are template parameters, so each kernel is straight-line code: with fp32
+/// input the portable exp and the IEEE division are most of the per-output cost, and runtime
+/// selects or shuffles around them would add to it; with bf16 input the block first stages the
+/// gate-factor table (kernels/swiglu_gate_table.h) and most gates cost one shared load. The
+/// activation stays a runtime choice (a uniform branch per group of 8 outputs), which halves the
+/// number of kernels to compile. Blocks with a NaN or Inf activation take the recipe's NaN policy
+/// for the amax and the general encoder; all others the non-NaN encoder.
 template <qrules::Scheme kScheme, bool kBf16, class Index, class Ctx>
 MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
   constexpr unsigned kBlock = kScheme == qrules::Scheme::kNvfp4Te ? 16u : 32u;

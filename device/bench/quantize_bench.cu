@@ -156,8 +156,6 @@ int main(int argc, char** argv) {
       // fill (bf16 input), then the fused kernel.
       SwigluQuantizeParams f = fplan.params;
       bind_block_quantize_buffers(f, block_quantize_layout(fplan), fout);
-      SwigluGateTableParams table = fplan.table_params;
-      table.table = fout.gate_table.as<float>();
       DeviceBuffer mid = be.alloc(aplan.output_bytes, "mid");
       QuantizeBuffers qout = alloc_quantize_buffers(be, qplan);
       be.upload(qout.amax, std::span<const float>(&amax, 1));
@@ -176,7 +174,7 @@ int main(int argc, char** argv) {
       const double out_b = static_cast<double>(fplan.element_bytes + fplan.scale_bytes);
       const double mid_b = static_cast<double>(aplan.output_bytes);
       const double fused_ms = median_ms(be, g_timing, [&](int i) {
-        if (fplan.table_launch) be.launch(*fplan.table_launch, table);
+        run_swiglu_gate_table(be, fplan, fout);
         f.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
         be.launch(fplan.launch, f);
       });

@@ -135,12 +135,16 @@ void run_swiglu_quantize(Backend& backend, const SwigluQuantizePlan& plan, const
     const auto bits = std::bit_cast<std::uint32_t>(*plan.problem.tensor_amax);
     backend.upload(out.amax, std::span<const std::uint32_t>(&bits, 1));
   }
-  if (plan.table_launch) {
-    SwigluGateTableParams t = plan.table_params;
-    t.table = out.gate_table.as<float>();
-    backend.launch(*plan.table_launch, t);
-  }
+  run_swiglu_gate_table(backend, plan, out);
   backend.launch(plan.launch, q);
+}
+
+void run_swiglu_gate_table(Backend& backend, const SwigluQuantizePlan& plan, SwigluQuantizeBuffers& out) {
+  if (!plan.table_launch) return;
+  require_buffer_bytes(kWho, out.gate_table, plan.gate_table_bytes, "gate_table");
+  SwigluGateTableParams t = plan.table_params;
+  t.table = out.gate_table.as<float>();
+  backend.launch(*plan.table_launch, t);
 }
 
 SwigluBf16Plan plan_swiglu_bf16(const SwigluQuantizeProblem& problem) {

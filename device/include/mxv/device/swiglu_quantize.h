@@ -72,6 +72,9 @@ SwigluQuantizeBuffers alloc_swiglu_quantize_buffers(Backend& backend, const Swig
 /// std::invalid_argument when a buffer is too small.
 void run_swiglu_quantize(Backend& backend, const SwigluQuantizePlan& plan, const DeviceBuffer& gate_up,
                          SwigluQuantizeBuffers& out);
+/// The gate-factor table fill alone (run_swiglu_quantize's first launch; nothing when the plan has
+/// no table), for callers that launch the fused kernel themselves (the benchmark).
+void run_swiglu_gate_table(Backend& backend, const SwigluQuantizePlan& plan, SwigluQuantizeBuffers& out);
 
 // ---- the unfused pair -------------------------------------------------------------------------
 

@@ -146,6 +146,16 @@ MXV_HD MXV_FORCEINLINE void load_gate_up8(Ctx& ctx, const SwigluInput& in, Index
   }
 }
 
+/// The activation of 8 loaded gate/up pairs by the arithmetic of swiglu_math.
+MXV_HD MXV_FORCEINLINE void activate_loaded8(const SwigluInput& in, bool clamped, const float* gate, const float* up,
+                                             float* out) {
+  MXV_SWIGLU_UNROLL
+  for (unsigned j = 0; j < 8; ++j) {
+    out[j] = clamped ? swiglu_math::swiglu_clamped(gate[j], up[j], in.alpha, in.limit)
+                     : swiglu_math::silu_mul(gate[j], up[j]);
+  }
+}
+
 /// The 8 activated outputs j0 .. j0+7 of `row` (j0 a multiple of 8), in fp32. The template
 /// parameters fix the input type and the activation at compile time (-1: read them from `in`).
 template <int kBf16 = -1, int kClamped = -1, class Index = std::uint64_t, class Ctx>
@@ -153,12 +163,7 @@ MXV_HD MXV_FORCEINLINE void activate8(Ctx& ctx, const SwigluInput& in, Index row
   float gate[8];
   float up[8];
   load_gate_up8<kBf16>(ctx, in, row, j0, gate, up);
-  const bool clamped = kClamped < 0 ? in.activation == Activation::kSwigluClamped : kClamped == 1;
-  MXV_SWIGLU_UNROLL
-  for (unsigned j = 0; j < 8; ++j) {
-    out[j] = clamped ? swiglu_math::swiglu_clamped(gate[j], up[j], in.alpha, in.limit)
-                     : swiglu_math::silu_mul(gate[j], up[j]);
-  }
+  activate_loaded8(in, kClamped < 0 ? in.activation == Activation::kSwigluClamped : kClamped == 1, gate, up, out);
 }
 
 /// The block's copy of the gate-factor table (kernels/swiglu_gate_table.h): every thread copies
@@ -196,12 +201,8 @@ MXV_HD MXV_FORCEINLINE void activate8_tabled(Ctx& ctx, const SwigluInput& in, Sh
       const float upf = clamped ? swiglu_math::clamped_up(up[j], in.limit) : up[j];
       out[j] = swiglu_math::canonical(swiglu_math::mul_rn(ctx.load(table, slot[j]), upf));
     }
-  } else {  // the arithmetic, as activate8
-    MXV_SWIGLU_UNROLL
-    for (unsigned j = 0; j < 8; ++j) {
-      out[j] = clamped ? swiglu_math::swiglu_clamped(gate[j], up[j], in.alpha, in.limit)
-                       : swiglu_math::silu_mul(gate[j], up[j]);
-    }
+  } else {
+    activate_loaded8(in, clamped, gate, up, out);
   }
 }
 

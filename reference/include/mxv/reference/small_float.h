@@ -105,6 +105,13 @@ constexpr std::uint8_t encode_bits(std::uint32_t bits) {
     // -127 -> 0).
     mag = std::max(mag, 0);
   }
+  if constexpr (kM == 0 && R.rounding == Rounding::kTowardZero) {
+    // E8M0 toward zero, floor(log2 |x|) clamped at code 0, is the fp32 exponent field itself, fp32
+    // subnormals (field 0) included: the two candidates above agree with e on every input. Said
+    // directly, the loop has no range select left, which g++ 13.3 would not if-convert (it left
+    // this one mode's batch loops scalar; BENCHMARKS.md "formats").
+    mag = e;
+  }
 
   // 5. Overflow (|x| rounded beyond the largest finite code, including Inf): clamp to it when
   //    saturating, else the format's NaN magnitude.

@@ -60,7 +60,22 @@ struct Case {
   std::optional<float> tensor_amax;
   bool specials = false;
   bool gpu_only = false;  // too large for the emulator in CI
+  bool every_scale_code = false;  // NVFP4: block k's scale code is k (every_scale_code_input)
 };
+
+/// One row of 127 NVFP4 blocks whose amaxes make block k's E4M3 scale code k (0 .. 126, every
+/// code but NaN) under a calibrated tensor amax of 2688 (s_enc = 1, so sf = E4M3(amax / 6)): a
+/// kernel that decodes any one scale code wrongly scales that block's elements wrongly. Block k
+/// holds 6 * E4M3(k) and 15 smaller values of both signs.
+std::vector<float> every_scale_code_input() {
+  std::vector<float> v;
+  for (std::uint32_t code = 0; code < 127; ++code) {
+    const std::uint32_t e = code >> 3, m = code & 7u;
+    const float scale = e == 0 ? std::ldexp(static_cast<float>(m), -9) : std::ldexp(1.0f + static_cast<float>(m) / 8.0f, static_cast<int>(e) - 7);
+    for (int j = 0; j < 16; ++j) v.push_back(6.0f * scale * static_cast<float>(16 - j) / 16.0f * (j % 2 == 1 ? -1.0f : 1.0f));
+  }
+  return v;
+}
 
 std::vector<Case> cases() {
   std::vector<Case> out;
@@ -102,6 +117,16 @@ std::vector<Case> cases() {
       add("large_4096x7168", 4096, 7168, swz, {}, false, true);  // tiled, GPU only
     }
   }
+  for (const WideType t : {WideType::kFp32, WideType::kBf16}) {
+    Case e;
+    e.name = std::string("nvfp4_te_") + (t == WideType::kFp32 ? "f32" : "bf16") + "_every_scale_code";
+    e.preset = "nvfp4_te";
+    e.type = t;
+    e.cols = 127 * 16;
+    e.tensor_amax = 2688.0f;
+    e.every_scale_code = true;
+    out.push_back(e);
+  }
   // A calibrated tensor amax (the unfused SwiGLU pair's second half uses this path).
   Case c;
   c.name = "nvfp4_te_bf16_calibrated_amax";
@@ -123,7 +148,8 @@ TEST_P(QuantizeKernel, MatchesReference) {
   SCOPED_TRACE(test::seed_note(seed));
   const Recipe recipe = Recipe::by_name(c.preset);
   const auto n = static_cast<std::size_t>(c.rows * c.cols);
-  const std::vector<float> values = make_input(recipe, c.type, c.rows, c.cols, seed, c.specials);
+  const std::vector<float> values = c.every_scale_code ? every_scale_code_input()
+                                                      : make_input(recipe, c.type, c.rows, c.cols, seed, c.specials);
   const std::vector<std::uint8_t> in_bytes = to_bytes(c.type, values);
 
   // The model.
@@ -179,6 +205,9 @@ TEST_P(QuantizeKernel, MatchesReference) {
   ectx.input_kind = c.type == WideType::kFp32 ? check::InputKind::kFp32 : check::InputKind::kBf16;
   ectx.input_bits = in_bits;
   (void)test::expect_block_quantized(be, recipe, ref, ectx, c.layout, c.groups, out, true, copt);
+  if (c.every_scale_code) {  // the input does what it claims: block k's reference scale code is k
+    for (std::size_t k = 0; k < 127; ++k) ASSERT_EQ(ref.scales[k], k) << "block " << k;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(cuda, QuantizeKernel, ::testing::ValuesIn(test::case_params(BackendKind::kCuda, cases())),

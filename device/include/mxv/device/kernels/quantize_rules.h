@@ -168,7 +168,7 @@ struct BlockChoice {
 MXV_HD MXV_FORCEINLINE BlockChoice nvfp4_te_block(std::uint32_t amax_bits, const Nvfp4TensorScale& ts) {
   const float sf_in = mul_rn(cvt::float_of(amax_bits), ts.s_enc_over_6);
   const std::uint8_t code = cvt::e4m3_from_f32(sf_in);
-  const float sf = cvt::f32_from_e4m3(code);
+  const float sf = cvt::f32_from_e4m3_fast(code);  // a NaN code's payload ends in min_flt_max
   return {code, min_flt_max(div_rn(1.0f, mul_rn(sf, ts.s_dec)))};
 }
 

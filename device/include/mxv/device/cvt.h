@@ -377,8 +377,9 @@ MXV_HD MXV_FORCEINLINE std::uint16_t fp16_from_f32(float x) {
 /// Two fp32 -> two 16-bit floats in one 32-bit word (`hi` in bits [31:16], `lo` in [15:0]), RNE:
 /// bf16 (kBf16) or fp16 (overflow -> Inf), for NON-NaN inputs only: the hardware cvt.rn.bf16x2.f32
 /// and cvt.rn.f16x2.f32 make every NaN canonical where bf16_from_f32 / fp16_from_f32 keep sign and
-/// payload, so the two agree on every input except NaN. For callers that have proven their values
-/// finite (the dequantize fast path).
+/// payload, so the two agree on every input except NaN, and a NaN still gives a NaN. For callers
+/// that have proven their values finite (the dequantize fast path) or that make every NaN
+/// canonical afterwards (the fused SwiGLU kernel's bf16 intermediate).
 template <bool kBf16>
 MXV_HD MXV_FORCEINLINE std::uint32_t half2_from_f32_finite(float hi, float lo) {
 #if MXV_HW_CVT_WIDE_X2

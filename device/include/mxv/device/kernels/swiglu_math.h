@@ -92,9 +92,11 @@ MXV_HD MXV_FORCEINLINE float exp_portable(float x) {
 }
 
 // Each activation is (a factor of the gate alone) * (a factor of up alone), one correctly rounded
-// product, then the NaN canonicalized. The gate factor is split out because it depends on g only:
-// for a bf16 gate the fused kernel reads it from a table of every bf16 value the table covers
-// (kernels/swiglu_gate_table.h), filled by these same functions.
+// product. The gate factor is split out because it depends on g only: for a bf16 gate the fused
+// kernel reads it from a table of every bf16 value the table covers (kernels/swiglu_gate_table.h),
+// filled by these same functions. The products leave a NaN as it comes; the contract's one NaN
+// payload is `canonical`'s, applied by the kernels where a NaN can be stored (the fused kernel
+// only in a block that holds one, so finite blocks skip the check).
 
 /// silu's gate factor: e = exp(-g); d = 1 + e; s = g / d.
 MXV_HD MXV_FORCEINLINE float silu_gate(float g) {
@@ -120,17 +122,12 @@ MXV_HD MXV_FORCEINLINE float clamped_up(float u, float limit) {
   return add_rn(uc, 1.0f);
 }
 
-/// silu(g) * u (NaN canonicalized).
-MXV_HD MXV_FORCEINLINE float silu_mul(float g, float u) {
-  const float s = silu_gate(g);
-  return canonical(mul_rn(s, u));
-}
+/// silu(g) * u, NaN as it comes.
+MXV_HD MXV_FORCEINLINE float silu_product(float g, float u) { return mul_rn(silu_gate(g), u); }
 
-/// gpt-oss clamped SwiGLU: (g' * sigmoid(alpha * g')) * (u' + 1) (NaN canonicalized).
-MXV_HD MXV_FORCEINLINE float swiglu_clamped(float g, float u, float alpha, float limit) {
-  const float v = clamped_up(u, limit);
-  const float t = clamped_gate(g, alpha, limit);
-  return canonical(mul_rn(t, v));
+/// gpt-oss clamped SwiGLU: (g' * sigmoid(alpha * g')) * (u' + 1), NaN as it comes.
+MXV_HD MXV_FORCEINLINE float clamped_product(float g, float u, float alpha, float limit) {
+  return mul_rn(clamped_gate(g, alpha, limit), clamped_up(u, limit));
 }
 
 }  // namespace mxv::device::swiglu_math

@@ -125,13 +125,18 @@ template <int kBf16 = -1, class Index = std::uint64_t, class Ctx>
 MXV_HD MXV_FORCEINLINE void load_gate_up8(Ctx& ctx, const SwigluInput& in, Index row, Index j0, float* gate, float* up) {
   const std::uint32_t g = in.placement.group;
   const auto inter = static_cast<Index>(in.inter);
-  if (g == 0u) {  // halves: gate = [0, I), up = [I, 2I)
-    load_run<kBf16>(ctx, in, row, j0, 8, gate);
-    load_run<kBf16>(ctx, in, row, inter + j0, 8, up);
-  } else if (g % 8u == 0u) {  // interleaved(8k): 8 gates then, g columns later, 8 ups
-    const Index gcol = (j0 / g) * 2u * g + j0 % g;
+  if (g % 8u == 0u) {  // two runs of 8: halves (g == 0) or interleaved(8k)
+    // halves: gate = [0, I), up = [I, 2I); interleaved(8k): 8 gates, then g columns later 8 ups
+    // (interleaved(8), the common layout, without the runtime division). One load sequence for
+    // both, so neither pays for moving its values into the other's registers.
+    Index gcol = j0;
+    Index ucol = static_cast<Index>(inter + j0);
+    if (g != 0u) {
+      gcol = g == 8u ? static_cast<Index>(2u * j0) : static_cast<Index>((j0 / g) * 2u * g + j0 % g);
+      ucol = static_cast<Index>(gcol + g);
+    }
     load_run<kBf16>(ctx, in, row, gcol, 8, gate);
-    load_run<kBf16>(ctx, in, row, static_cast<Index>(gcol + g), 8, up);
+    load_run<kBf16>(ctx, in, row, ucol, 8, up);
   } else {  // interleaved(g), g | 8: 16 contiguous columns hold 8/g (gate run, up run) pairs
     float raw[16];
     load_run<kBf16>(ctx, in, row, static_cast<Index>(2u * j0), 16, raw);
@@ -146,17 +151,18 @@ MXV_HD MXV_FORCEINLINE void load_gate_up8(Ctx& ctx, const SwigluInput& in, Index
   }
 }
 
-/// The activation of 8 loaded gate/up pairs by the arithmetic of swiglu_math.
+/// The activation of 8 loaded gate/up pairs by the arithmetic of swiglu_math (a NaN as it comes).
 MXV_HD MXV_FORCEINLINE void activate_loaded8(const SwigluInput& in, bool clamped, const float* gate, const float* up,
                                              float* out) {
   MXV_SWIGLU_UNROLL
   for (unsigned j = 0; j < 8; ++j) {
-    out[j] = clamped ? swiglu_math::swiglu_clamped(gate[j], up[j], in.alpha, in.limit)
-                     : swiglu_math::silu_mul(gate[j], up[j]);
+    out[j] = clamped ? swiglu_math::clamped_product(gate[j], up[j], in.alpha, in.limit)
+                     : swiglu_math::silu_product(gate[j], up[j]);
   }
 }
 
-/// The 8 activated outputs j0 .. j0+7 of `row` (j0 a multiple of 8), in fp32. The template
+/// The 8 activated outputs j0 .. j0+7 of `row` (j0 a multiple of 8), in fp32, a NaN as it comes
+/// (swiglu_math::canonical is the caller's). The template
 /// parameters fix the input type and the activation at compile time (-1: read them from `in`).
 template <int kBf16 = -1, int kClamped = -1, class Index = std::uint64_t, class Ctx>
 MXV_HD MXV_FORCEINLINE void activate8(Ctx& ctx, const SwigluInput& in, Index row, Index j0, float* out) {
@@ -189,21 +195,49 @@ MXV_HD MXV_FORCEINLINE void activate8_tabled(Ctx& ctx, const SwigluInput& in, Sh
   load_gate_up8<1>(ctx, in, row, j0, gate, up);
   const bool clamped = in.activation == Activation::kSwigluClamped;
   std::uint32_t slot[8];
-  bool tabled = true;
+  std::uint32_t top = 0;  // the largest slot: a gate below the table wraps around to a huge one
   MXV_SWIGLU_UNROLL
   for (unsigned j = 0; j < 8; ++j) {
     slot[j] = gate_table_slot(cvt::bits_of(gate[j]) >> 16);
-    tabled = tabled && slot[j] < kGateTableEntries;
+    top = qrules::max_u32(top, slot[j]);
   }
-  if (tabled) {
+  if (top < kGateTableEntries) {
     MXV_SWIGLU_UNROLL
     for (unsigned j = 0; j < 8; ++j) {
       const float upf = clamped ? swiglu_math::clamped_up(up[j], in.limit) : up[j];
-      out[j] = swiglu_math::canonical(swiglu_math::mul_rn(ctx.load(table, slot[j]), upf));
+      out[j] = swiglu_math::mul_rn(ctx.load(table, slot[j]), upf);
     }
   } else {
     activate_loaded8(in, clamped, gate, up, out);
   }
+}
+
+/// The largest |value| of `n` values, as fp32 bits (a NaN's bits exceed Inf's).
+template <unsigned kN>
+MXV_HD MXV_FORCEINLINE std::uint32_t abs_max_bits(const float* v) {
+  std::uint32_t raw = 0;
+  MXV_SWIGLU_UNROLL
+  for (unsigned j = 0; j < kN; ++j) raw = qrules::max_u32(raw, cvt::bits_of(v[j]) & qrules::kAbsMask);
+  return raw;
+}
+
+/// Rounds the block's values to bf16 in place (Intermediate::kBf16), two per hardware conversion,
+/// keeps the rounded pairs in `words` (word i: value 2i in bits [15:0], 2i+1 in [31:16]) and
+/// returns the rounded block's abs_max_bits from the packed magnitudes. half2_from_f32_finite
+/// equals bf16_from_f32 on every non-NaN value and turns a NaN into some NaN (the payload differs
+/// between the hardware and the software path); the caller makes every NaN canonical before using
+/// it, so the payload never shows.
+template <unsigned kN>
+MXV_HD MXV_FORCEINLINE std::uint32_t round_block_to_bf16(float* v, std::uint32_t* words) {
+  std::uint32_t pair_max = 0;
+  MXV_SWIGLU_UNROLL
+  for (unsigned i = 0; i < kN / 2u; ++i) {
+    words[i] = cvt::half2_from_f32_finite<true>(v[2u * i + 1u], v[2u * i]);
+    v[2u * i] = cvt::float_of(words[i] << 16);
+    v[2u * i + 1u] = cvt::float_of(words[i] & 0xFFFF0000u);
+    pair_max = qrules::max_u16x2(pair_max, words[i] & 0x7FFF7FFFu);
+  }
+  return qrules::max_u32(pair_max >> 16, pair_max & 0xFFFFu) << 16;
 }
 
 }  // namespace swiglu_detail
@@ -221,7 +255,9 @@ MXV_HD void swiglu_bf16_body(Ctx& ctx, const SwigluParams& p) {
     swiglu_detail::activate8(ctx, p.in, row, j0, act);
     Vec16 o{};
     for (unsigned j = 0; j < 4; ++j) {
-      o.w[j] = std::uint32_t{cvt::bf16_from_f32(act[2 * j])} | (std::uint32_t{cvt::bf16_from_f32(act[2 * j + 1])} << 16);
+      const float lo = swiglu_math::canonical(act[2 * j]);
+      const float hi = swiglu_math::canonical(act[2 * j + 1]);
+      o.w[j] = std::uint32_t{cvt::bf16_from_f32(lo)} | (std::uint32_t{cvt::bf16_from_f32(hi)} << 16);
     }
     ctx.store16(p.out, row * p.in.inter + j0, o);
   }
@@ -281,25 +317,32 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
         swiglu_detail::activate8<0, -1, Index>(ctx, p.in, row, j0, act + 8u * q);
       }
     }
-    std::uint32_t raw = 0;
-    MXV_SWIGLU_UNROLL
-    for (unsigned j = 0; j < kBlock; ++j) {
-      if (p.round_to_bf16) act[j] = cvt::f32_from_bf16(cvt::bf16_from_f32(act[j]));
-      raw = qrules::max_u32(raw, cvt::bits_of(act[j]) & qrules::kAbsMask);
-    }
+    std::uint32_t bf16_words[kBlock / 2u];
+    const std::uint32_t raw = p.round_to_bf16 ? swiglu_detail::round_block_to_bf16<kBlock>(act, bf16_words)
+                                              : swiglu_detail::abs_max_bits<kBlock>(act);
     const bool finite = raw < qrules::kInfBits;
     std::uint32_t key = raw;
-    if (!finite) {  // an Inf or a NaN: the recipe's NaN policy decides the amax
+    if (!finite) {  // an Inf or a NaN: the contract's NaN payload, the recipe's NaN policy for the amax
       key = 0;
-      for (unsigned j = 0; j < kBlock; ++j) key = qrules::max_u32(key, qrules::amax_key(act[j], p.nan_propagates));
+      MXV_SWIGLU_UNROLL
+      for (unsigned j = 0; j < kBlock; ++j) {
+        act[j] = swiglu_math::canonical(act[j]);
+        key = qrules::max_u32(key, qrules::amax_key(act[j], p.nan_propagates));
+      }
     }
     const qrules::BlockChoice c = qrules::choose_block(kScheme, key, ts);
     std::uint32_t out[kOutWords];
     MXV_SWIGLU_UNROLL
     for (unsigned o = 0; o < kOutWords; ++o) {
       const auto value = [&](unsigned j) { return act[8u * o + j]; };
-      out[o] = finite ? fp4_block::pack_e2m1_word<8, true>(value, c.multiplier)
-                      : fp4_block::pack_e2m1_word<8>(value, c.multiplier);
+      if (!finite) {
+        out[o] = fp4_block::pack_e2m1_word<8>(value, c.multiplier);
+      } else if (p.round_to_bf16) {  // the signs straight from the bf16 pairs (the multiplier is positive)
+        out[o] = fp4_block::pack_e2m1_word_bf16_non_nan(value, bf16_words[4u * o], bf16_words[4u * o + 1u],
+                                                        bf16_words[4u * o + 2u], bf16_words[4u * o + 3u], c.multiplier);
+      } else {
+        out[o] = fp4_block::pack_e2m1_word<8, true>(value, c.multiplier);
+      }
     }
     const Index byte_off = row * row_bytes + k * (kBlock / 2u);
     if constexpr (kOutWords == 4u) {

@@ -155,10 +155,11 @@ QuantizePlan plan_quantize(const QuantizeProblem& problem) {
   plan.quantize_launch.kernel = to_string(q.variant);
   plan.quantize_launch.block = {kQuantizeBlockThreads, 1, 1};
   if (q.variant == QuantizeVariant::kVector) {
-    // One thread per scale slot; each walks about kSlotsPerThread of them, so its one-time
-    // division of the slot index is amortised.
+    // One thread (or lane pair: quantize_lanes_per_block) per scale slot; each walks about
+    // kSlotsPerThread of them, so its one-time division of the slot index is amortised.
     constexpr std::uint64_t kSlotsPerThread = 8;
-    plan.quantize_launch.grid = {grid_stride_blocks((q.items + kSlotsPerThread - 1) / kSlotsPerThread,
+    const std::uint64_t lanes = quantize_lanes_per_block(scheme, bf16);
+    plan.quantize_launch.grid = {grid_stride_blocks(lanes * ((q.items + kSlotsPerThread - 1) / kSlotsPerThread),
                                             kQuantizeBlockThreads), 1, 1};
     const std::uint64_t threads = std::uint64_t{plan.quantize_launch.grid.x} * kQuantizeBlockThreads;
     q.narrow_index = fits_narrow_index(plan.input_bytes, plan.element_bytes, q.items, threads);

@@ -99,15 +99,28 @@ MXV_HD MXV_FORCEINLINE RowSlot<Index> resolve_row(Ctx& ctx, const QuantizeParams
 
 }  // namespace quantize_detail
 
-/// The vector variant, one thread per scale slot: the thread loads its block's 16 or 32 elements
-/// with 16-byte loads (2 to 8 of them), reduces the block amax in registers, picks the scale once
-/// and stores the block's packed codes (8 bytes as two words for NVFP4, 16 bytes as one vector for
-/// MX) and its scale byte. No shuffles and no redundant per-lane scale arithmetic: at the memory
-/// roofline the H200 leaves about 20 instructions per bf16 element, and the per-block work (one
-/// E4M3 cvt, one IEEE reciprocal) costs about 2 of them when one thread owns the block. Scheme and
-/// input type are template parameters, so each kernel is straight-line code for one recipe.
+/// How many lanes of the vector variant share one scale block: 2 for MX with fp32 input, whose
+/// 128-byte block would put a warp's 16-byte loads at a 128-byte lane stride (each lane's eight
+/// loads then walk its own cache line, which ran at 75% of copy on the H200); as a lane pair each
+/// lane loads 64 bytes, the stride at which NVFP4 fp32 runs near the copy bandwidth. 1 elsewhere.
+/// The launcher sizes its grid by it (quantize.cpp).
+MXV_HD constexpr unsigned quantize_lanes_per_block(qrules::Scheme scheme, bool bf16) {
+  return scheme != qrules::Scheme::kNvfp4Te && !bf16 ? 2u : 1u;
+}
+
+/// The vector variant, one thread per scale slot (a lane pair for MX fp32, see
+/// quantize_lanes_per_block): the thread loads its block's 16 or 32 elements with 16-byte loads (2
+/// to 4 of them), reduces the block amax in registers, picks the scale once and stores the block's
+/// packed codes (8 bytes as two words for NVFP4, 16 bytes as one vector for MX) and its scale
+/// byte. No redundant per-lane scale arithmetic where the budget is tight: at the memory roofline
+/// the H200 leaves about 20 instructions per bf16 element, and the per-block work (one E4M3 cvt,
+/// one IEEE reciprocal) costs about 2 of them when one thread owns the block. fp32 input leaves
+/// twice that budget, so there a lane pair may split a block: each lane loads and encodes its half,
+/// one shuffle joins the two amaxes, both lanes pick the (same) scale and the first stores it.
+/// Scheme and input type are template parameters, so each kernel is straight-line code for one
+/// recipe.
 ///
-/// A warp's loads are 32 lanes x 16 bytes at a 32- to 128-byte lane stride: the first load of a
+/// A warp's loads are 32 lanes x 16 bytes at a 32- or 64-byte lane stride: the first load of a
 /// block brings each sector into L1 and the thread's next loads hit it, so DRAM moves each byte
 /// once. The amax is an unsigned max over bit patterns (qrules::amax_key); bf16 pairs are reduced
 /// two at a time as packed 16-bit maxima. A block that holds a NaN or an Inf leaves the fast path:
@@ -116,21 +129,33 @@ MXV_HD MXV_FORCEINLINE RowSlot<Index> resolve_row(Ctx& ctx, const QuantizeParams
 template <qrules::Scheme kScheme, bool kBf16, class Index, class Ctx>
 MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
   constexpr unsigned kBlock = kScheme == qrules::Scheme::kNvfp4Te ? 16u : 32u;
-  constexpr unsigned kVecs = kBlock * (kBf16 ? 2u : 4u) / 16u;  // 16-byte loads per block
-  constexpr unsigned kWordsPerVec = 4u;                         // u32 words per load
-  constexpr unsigned kOutWords = kBlock / 8u;                   // 8 codes per u32 word
-  constexpr unsigned kSlots = kVecs == 2u ? 2u : 1u;            // >= 64 bytes in flight per step
+  constexpr unsigned kLanes = quantize_lanes_per_block(kScheme, kBf16);  // lanes sharing a block
+  constexpr unsigned kLaneElems = kBlock / kLanes;                          // elements per lane
+  constexpr unsigned kVecs = kLaneElems * (kBf16 ? 2u : 4u) / 16u;        // 16-byte loads per lane
+  constexpr unsigned kWordsPerVec = 4u;                                    // u32 words per load
+  constexpr unsigned kOutWords = kLaneElems / 8u;                          // 8 codes per u32 word
+  constexpr unsigned kSlots = kVecs == 2u ? 2u : 1u;                       // >= 64 bytes in flight per step
   constexpr unsigned kElemBytes = kBf16 ? 2u : 4u;
   const Index tid = static_cast<Index>(Index{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x);
-  const Index stride = static_cast<Index>(Index{ctx.grid_dim().x} * ctx.block_dim().x);
+  const Index stride = static_cast<Index>(Index{ctx.grid_dim().x} * ctx.block_dim().x / kLanes);
+  // A lane pair walks one slot sequence (block dims are multiples of 32, so a pair never straddles
+  // a warp); `part` is the lane's half of the block, and the pair's shuffles name only the pair.
+  const Index first = tid / kLanes;
+  const unsigned part = static_cast<unsigned>(tid % kLanes);
+  [[maybe_unused]] const unsigned pair_mask = kLanes == 1u ? kFullMask : 3u << (ctx.thread_idx().x & 30u);
   const auto items = static_cast<Index>(p.items);
   const auto kb = static_cast<Index>(p.kb);
   const auto cols = static_cast<Index>(p.cols);
   const auto row_bytes = static_cast<Index>(p.row_bytes);
   const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, kScheme, p.amax_bits, p.s_dec_out);
-  fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(tid, stride, static_cast<Index>(p.kb_slots));
+  fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(first, stride, static_cast<Index>(p.kb_slots));
+  // The block-wide maximum of a per-lane maximum: the partner's, through one shuffle.
+  const auto pair_max = [&](std::uint32_t v) {
+    if constexpr (kLanes == 2u) v = qrules::max_u32(v, ctx.shfl_xor(pair_mask, v, 1, 32));
+    return v;
+  };
 
-  for (Index i = tid; i < items; i += kSlots * stride) {
+  for (Index i = first; i < items; i += kSlots * stride) {
     Index srow[kSlots], kcol[kSlots], row[kSlots];
     bool active[kSlots], has_data[kSlots];
     Vec16 v[kSlots][kVecs];
@@ -146,7 +171,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
       row[s] = slot.row;
       has_data[s] = active[s] && slot.valid && kcol[s] < kb;
       if (has_data[s]) {
-        const Index base = (row[s] * cols + kcol[s] * kBlock) * kElemBytes;
+        const Index base = (row[s] * cols + kcol[s] * kBlock + part * kLaneElems) * kElemBytes;
         MXV_QUANTIZE_UNROLL
         for (unsigned j = 0; j < kVecs; ++j) v[s][j] = ctx.load16(p.input, std::size_t{base + 16u * j});
       }
@@ -156,7 +181,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
       if (!active[s]) continue;
       const Index scale_off = qrules::scale_offset<Index>(p.layout, srow[s], kcol[s], kb);
       if (!has_data[s]) {
-        ctx.store(p.scales, scale_off, std::uint8_t{0});  // padding slot
+        if (part == 0u) ctx.store(p.scales, scale_off, std::uint8_t{0});  // padding slot
         continue;
       }
       const auto word = [&](unsigned w) { return v[s][w / kWordsPerVec].w[w % kWordsPerVec]; };
@@ -169,17 +194,19 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
       if constexpr (kBf16) {
         std::uint32_t pair = 0;
         MXV_QUANTIZE_UNROLL
-        for (unsigned w = 0; w < kBlock / 2u; ++w) pair = qrules::max_u16x2(pair, word(w) & 0x7FFF7FFFu);
+        for (unsigned w = 0; w < kLaneElems / 2u; ++w) pair = qrules::max_u16x2(pair, word(w) & 0x7FFF7FFFu);
         raw = qrules::max_u32(pair >> 16, pair & 0xFFFFu) << 16;  // bf16 -> fp32 is exact
       } else {
         MXV_QUANTIZE_UNROLL
-        for (unsigned j = 0; j < kBlock; ++j) raw = qrules::max_u32(raw, word(j) & qrules::kAbsMask);
+        for (unsigned j = 0; j < kLaneElems; ++j) raw = qrules::max_u32(raw, word(j) & qrules::kAbsMask);
       }
+      raw = pair_max(raw);  // both lanes of a pair take the same path below
       const bool finite = raw < qrules::kInfBits;
       std::uint32_t key = raw;
       if (!finite) {  // an Inf or a NaN: the recipe's NaN policy decides the amax
         key = 0;
-        for (unsigned j = 0; j < kBlock; ++j) key = qrules::max_u32(key, qrules::amax_key(element(j), p.nan_propagates));
+        for (unsigned j = 0; j < kLaneElems; ++j) key = qrules::max_u32(key, qrules::amax_key(element(j), p.nan_propagates));
+        key = pair_max(key);
       }
       const qrules::BlockChoice c = qrules::choose_block(kScheme, key, ts);
       std::uint32_t out[kOutWords];
@@ -196,7 +223,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
           out[o] = fp4_block::pack_e2m1_word<8, true>(value, c.multiplier);
         }
       }
-      const Index byte_off = row[s] * row_bytes + kcol[s] * (kBlock / 2u);
+      const Index byte_off = row[s] * row_bytes + kcol[s] * (kBlock / 2u) + part * (kLaneElems / 2u);
       if constexpr (kOutWords == 4u) {
         ctx.store16(p.elements, byte_off, Vec16{{out[0], out[1], out[2], out[3]}});
       } else {
@@ -204,7 +231,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
         ctx.store(words, byte_off / 4u, out[0]);
         ctx.store(words, byte_off / 4u + 1u, out[1]);
       }
-      ctx.store(p.scales, scale_off, static_cast<std::uint8_t>(c.code));
+      if (part == 0u) ctx.store(p.scales, scale_off, static_cast<std::uint8_t>(c.code));
     }
   }
 }

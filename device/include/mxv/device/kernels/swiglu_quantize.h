@@ -272,8 +272,9 @@ MXV_HD void swiglu_bf16_body(Ctx& ctx, const SwigluParams& p) {
 /// selects or shuffles around them would add to it; with bf16 input the block first stages the
 /// gate-factor table (kernels/swiglu_gate_table.h) and most gates cost one shared load. The
 /// activation stays a runtime choice (a uniform branch per group of 8 outputs), which halves the
-/// number of kernels to compile. Blocks with a NaN or Inf activation take the recipe's NaN policy
-/// for the amax and the general encoder; all others the non-NaN encoder.
+/// number of kernels to compile. Blocks with a NaN or Inf activation make each NaN canonical and
+/// take the recipe's NaN policy for the amax and the general encoder; all others the non-NaN
+/// encoder (with a bf16 intermediate, the one that reads the signs from the packed bf16 pairs).
 template <qrules::Scheme kScheme, bool kBf16, class Index, class Ctx>
 MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
   constexpr unsigned kBlock = kScheme == qrules::Scheme::kNvfp4Te ? 16u : 32u;

@@ -376,6 +376,47 @@ TEST(QuantizePlan, GateAndGeometry) {
 namespace mxv::device {
 namespace {
 
+/// One line per access site of a coalescing report (the failure message of the tests below).
+std::string describe_sites(const emu::CoalescingReport& r) {
+  std::string sites;
+  for (const auto& site : r.sites) {
+    sites += site.site + " " + std::string(emu::to_string(site.kind)) + " eff " +
+             std::to_string(site.figures.efficiency()) + " sectors/req " + std::to_string(site.figures.sectors_per_request()) +
+             " lanes " + std::to_string(site.figures.lane_accesses) + " requests " + std::to_string(site.figures.requests) + "\n";
+  }
+  return sites;
+}
+
+/// How many access sites of `r` have this shape: every request from `lanes` lanes, touching
+/// `sectors` sectors and using `efficiency` of their bytes.
+int count_sites(const emu::CoalescingReport& r, emu::AccessKind kind, std::uint64_t lanes, double sectors,
+                double efficiency) {
+  int n = 0;
+  for (const auto& site : r.sites) {
+    n += site.kind == kind && site.figures.lane_accesses == site.figures.requests * lanes &&
+         site.figures.sectors_per_request() == sectors && site.figures.efficiency() == efficiency;
+  }
+  return n;
+}
+
+/// The emulator's coalescing report of one vector-variant quantize of rows x cols fp32 inputs.
+emu::CoalescingReport quantize_coalescing(const Recipe& recipe, std::int64_t rows, std::int64_t cols,
+                                          std::uint64_t seed) {
+  emu::EmulatedBackend be;
+  const std::vector<float> values = make_input(recipe, WideType::kFp32, rows, cols, seed, false);
+  QuantizeProblem prob;
+  prob.recipe = recipe;
+  prob.rows = rows;
+  prob.cols = cols;
+  const QuantizePlan plan = plan_quantize(prob);
+  EXPECT_EQ(plan.quantize_launch.kernel, "quantize_vector");
+  EXPECT_EQ(plan.quantize_launch.grid.x, 1u);
+  DeviceBuffer input = be.alloc_upload(std::span<const float>(values), "input");
+  QuantizeBuffers out = alloc_quantize_buffers(be, plan);
+  run_quantize(be, plan, input, out);
+  return be.coalescing("quantize_vector");
+}
+
 // Coalescing of the vector variant on the emulator. One thread owns one block, so the lanes of a
 // warp load adjacent blocks: a 16-byte load request of 32 lanes touches 32 sectors (lane stride 64
 // bytes for fp32 NVFP4) and uses half of each; the thread's next load uses the other half of the
@@ -387,44 +428,28 @@ namespace {
 // rest) and the scale bytes of a warp are 32 contiguous bytes (one sector, fully used). K = 1024
 // fp32 and 4 rows give 256 blocks: one launch block of 256 threads, every warp full.
 TEST(QuantizeCoalescing, emulated_VectorVariantLanesLoadAdjacentBlocks) {
-  emu::EmulatedBackend be;
-  const std::vector<float> values = make_input(Recipe::nvfp4_te(), WideType::kFp32, 4, 1024, 3, false);
-  QuantizeProblem prob;
-  prob.rows = 4;
-  prob.cols = 1024;
-  const QuantizePlan plan = plan_quantize(prob);
-  ASSERT_EQ(plan.quantize_launch.kernel, "quantize_vector");
-  DeviceBuffer input = be.alloc_upload(std::span<const float>(values), "input");
-  QuantizeBuffers out = alloc_quantize_buffers(be, plan);
-  run_quantize(be, plan, input, out);
-  const emu::CoalescingReport r = be.coalescing("quantize_vector");
-  std::string sites;
-  for (const auto& site : r.sites) {
-    sites += site.site + " " + std::string(emu::to_string(site.kind)) + " eff " +
-             std::to_string(site.figures.efficiency()) + " sectors/req " + std::to_string(site.figures.sectors_per_request()) +
-             " lanes " + std::to_string(site.figures.lane_accesses) + " requests " + std::to_string(site.figures.requests) + "\n";
-  }
-  SCOPED_TRACE(sites);
-  int input_sites = 0, word_sites = 0, scale_sites = 0;
-  for (const auto& site : r.sites) {
-    const bool full_warps = site.figures.lane_accesses == site.figures.requests * 32;
-    const double spr = site.figures.sectors_per_request();
-    if (site.kind == emu::AccessKind::kLoad && spr > 8.0) {  // the 16-byte input loads
-      ++input_sites;
-      EXPECT_TRUE(full_warps);
-      EXPECT_DOUBLE_EQ(site.figures.efficiency(), 0.5);
-      EXPECT_DOUBLE_EQ(spr, 32.0);
-    } else if (site.kind == emu::AccessKind::kStore && full_warps && spr == 8.0) {  // the code words
-      ++word_sites;
-      EXPECT_DOUBLE_EQ(site.figures.efficiency(), 0.5);
-    } else if (site.kind == emu::AccessKind::kStore && full_warps && spr == 1.0) {  // the scale bytes
-      ++scale_sites;
-      EXPECT_DOUBLE_EQ(site.figures.efficiency(), 1.0);
-    }
-  }
-  EXPECT_EQ(input_sites, 1);  // one load statement in the source, issued kVecs times per thread
-  EXPECT_EQ(word_sites, 2);
-  EXPECT_EQ(scale_sites, 1);
+  const emu::CoalescingReport r = quantize_coalescing(Recipe::nvfp4_te(), 4, 1024, 3);
+  SCOPED_TRACE(describe_sites(r));
+  // One load statement in the source, issued kVecs times per thread; two code-word stores.
+  EXPECT_EQ(count_sites(r, emu::AccessKind::kLoad, 32, 32.0, 0.5), 1);
+  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 8.0, 0.5), 2);
+  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 1.0, 1.0), 1);
+}
+
+// MX with fp32 input splits each 128-byte block between a lane pair (quantize_lanes_per_block):
+// each lane loads 64 bytes (16-byte loads at a 64-byte lane stride, 32 sectors a request, half
+// of each used, as for NVFP4 fp32 above) and stores its half of the codes as two words at an
+// 8-byte lane stride; only the pair's first lane stores the scale byte, so a warp's scale store
+// has 16 lanes writing 16 contiguous bytes (one sector, half used). One lane per block would
+// instead store the codes as one 16-byte vector per lane and the scales from all 32 lanes.
+// K = 1024 fp32 and 4 rows give 128 blocks: 256 lanes, one launch block, every warp full.
+TEST(QuantizeCoalescing, emulated_MxFp32LanePairsSplitEachBlock) {
+  const emu::CoalescingReport r = quantize_coalescing(Recipe::by_name("mxfp4_nvidia"), 4, 1024, 5);
+  SCOPED_TRACE(describe_sites(r));
+  EXPECT_EQ(count_sites(r, emu::AccessKind::kLoad, 32, 32.0, 0.5), 1);
+  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 8.0, 0.5), 2);
+  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 16, 1.0, 0.5), 1);
+  EXPECT_EQ(r.sites.size(), 4u);  // nothing else: MX reads no tensor amax
 }
 
 }  // namespace

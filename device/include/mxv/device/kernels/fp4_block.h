@@ -1,8 +1,8 @@
 // The block-quantization steps that the quantize vector kernel (kernels/quantize.h) and the fused
-// SwiGLU kernel (kernels/swiglu_quantize.h) share: both give one thread one block of 16 (NVFP4) or
-// 32 (MX) E2M1 elements, walk the scale buffer one "scale slot" (byte) at a time and pack the
-// block's elements into 32-bit words (docs/semantics.md sections 4-5; docs/design.md sections 5.3
-// and 5.4).
+// SwiGLU kernel (kernels/swiglu_quantize.h) share: both give one thread (a lane pair for
+// quantize's MX fp32) one block of 16 (NVFP4) or 32 (MX) E2M1 elements, walk the scale buffer one
+// "scale slot" (byte) at a time, reduce the block amax and pack the block's elements into 32-bit
+// words (docs/semantics.md sections 4-5; docs/design.md sections 5.3 and 5.4).
 // One piece serves both so the fused kernel cannot drift from the quantize kernel it must equal
 // bit for bit (swiglu_quantize with a bf16 intermediate == swiglu_bf16 then quantize).
 //
@@ -71,6 +71,24 @@ MXV_HD MXV_FORCEINLINE SlotCursor<Index> slot_cursor(Index first_item, Index ite
   c.row = first_item / kb_slots;
   c.k = first_item - c.row * kb_slots;
   return c;
+}
+
+/// The largest magnitude among `kN` fp32 patterns (`bits(j)` gives pattern j), as fp32 bits: a
+/// NaN pattern exceeds Inf's, so a block with a NaN shows it here.
+template <unsigned kN, class Bits>
+MXV_HD MXV_FORCEINLINE std::uint32_t f32_abs_max_bits(Bits bits) {
+  std::uint32_t raw = 0;
+  for (unsigned j = 0; j < kN; ++j) raw = qrules::max_u32(raw, bits(j) & qrules::kAbsMask);
+  return raw;
+}
+
+/// f32_abs_max_bits of `kWords` packed bf16 pairs (`word(i)` gives word i): the pairs are reduced
+/// two at a time as packed 16-bit maxima (one instruction on the GPU), then widened (exact).
+template <unsigned kWords, class Word>
+MXV_HD MXV_FORCEINLINE std::uint32_t bf16_pairs_abs_max_bits(Word word) {
+  std::uint32_t pair = 0;
+  for (unsigned i = 0; i < kWords; ++i) pair = qrules::max_u16x2(pair, word(i) & 0x7FFF7FFFu);
+  return qrules::max_u32(pair >> 16, pair & 0xFFFFu) << 16;
 }
 
 /// A lane's `kN` (even) elements scaled by `multiplier` and packed to E2M1: element j in bits

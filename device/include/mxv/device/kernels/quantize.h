@@ -192,13 +192,9 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
       // Raw amax of the magnitudes, NaN patterns included (they are the largest).
       std::uint32_t raw = 0;
       if constexpr (kBf16) {
-        std::uint32_t pair = 0;
-        MXV_QUANTIZE_UNROLL
-        for (unsigned w = 0; w < kLaneElems / 2u; ++w) pair = qrules::max_u16x2(pair, word(w) & 0x7FFF7FFFu);
-        raw = qrules::max_u32(pair >> 16, pair & 0xFFFFu) << 16;  // bf16 -> fp32 is exact
+        raw = fp4_block::bf16_pairs_abs_max_bits<kLaneElems / 2u>(word);
       } else {
-        MXV_QUANTIZE_UNROLL
-        for (unsigned j = 0; j < kLaneElems; ++j) raw = qrules::max_u32(raw, word(j) & qrules::kAbsMask);
+        raw = fp4_block::f32_abs_max_bits<kLaneElems>(word);
       }
       raw = pair_max(raw);  // both lanes of a pair take the same path below
       const bool finite = raw < qrules::kInfBits;

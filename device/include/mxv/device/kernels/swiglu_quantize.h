@@ -212,32 +212,21 @@ MXV_HD MXV_FORCEINLINE void activate8_tabled(Ctx& ctx, const SwigluInput& in, Sh
   }
 }
 
-/// The largest |value| of `n` values, as fp32 bits (a NaN's bits exceed Inf's).
-template <unsigned kN>
-MXV_HD MXV_FORCEINLINE std::uint32_t abs_max_bits(const float* v) {
-  std::uint32_t raw = 0;
-  MXV_SWIGLU_UNROLL
-  for (unsigned j = 0; j < kN; ++j) raw = qrules::max_u32(raw, cvt::bits_of(v[j]) & qrules::kAbsMask);
-  return raw;
-}
-
 /// Rounds the block's values to bf16 in place (Intermediate::kBf16), two per hardware conversion,
 /// keeps the rounded pairs in `words` (word i: value 2i in bits [15:0], 2i+1 in [31:16]) and
-/// returns the rounded block's abs_max_bits from the packed magnitudes. half2_from_f32_finite
-/// equals bf16_from_f32 on every non-NaN value and turns a NaN into some NaN (the payload differs
-/// between the hardware and the software path); the caller makes every NaN canonical before using
-/// it, so the payload never shows.
+/// returns the rounded block's largest magnitude from the packed pairs (as fp32 bits: a NaN's
+/// exceed Inf's). half2_from_f32_finite equals bf16_from_f32 on every non-NaN value and turns a
+/// NaN into some NaN (the payload differs between the hardware and the software path); the caller
+/// makes every NaN canonical before using it, so the payload never shows.
 template <unsigned kN>
 MXV_HD MXV_FORCEINLINE std::uint32_t round_block_to_bf16(float* v, std::uint32_t* words) {
-  std::uint32_t pair_max = 0;
   MXV_SWIGLU_UNROLL
   for (unsigned i = 0; i < kN / 2u; ++i) {
     words[i] = cvt::half2_from_f32_finite<true>(v[2u * i + 1u], v[2u * i]);
     v[2u * i] = cvt::float_of(words[i] << 16);
     v[2u * i + 1u] = cvt::float_of(words[i] & 0xFFFF0000u);
-    pair_max = qrules::max_u16x2(pair_max, words[i] & 0x7FFF7FFFu);
   }
-  return qrules::max_u32(pair_max >> 16, pair_max & 0xFFFFu) << 16;
+  return fp4_block::bf16_pairs_abs_max_bits<kN / 2u>([&](unsigned i) { return words[i]; });
 }
 
 }  // namespace swiglu_detail
@@ -319,8 +308,9 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
       }
     }
     std::uint32_t bf16_words[kBlock / 2u];
+    const auto act_bits = [&](unsigned j) { return cvt::bits_of(act[j]); };
     const std::uint32_t raw = p.round_to_bf16 ? swiglu_detail::round_block_to_bf16<kBlock>(act, bf16_words)
-                                              : swiglu_detail::abs_max_bits<kBlock>(act);
+                                              : fp4_block::f32_abs_max_bits<kBlock>(act_bits);
     const bool finite = raw < qrules::kInfBits;
     std::uint32_t key = raw;
     if (!finite) {  // an Inf or a NaN: the contract's NaN payload, the recipe's NaN policy for the amax

@@ -99,18 +99,20 @@ constexpr std::uint8_t encode_bits(std::uint32_t bits) {
 
   // 4. Pick the candidate of the input's range. Rounding up out of the subnormal range gives
   //    2^M (E4M3: 0x08), the smallest normal code, by itself.
-  std::int32_t mag = e < kNormalFrom ? sub_code : normal_code;
-  if constexpr (kBase0 < 0) {
-    // A no-zero format clamps below its smallest code (docs/semantics.md section 2: E8M0 exponent <
-    // -127 -> 0).
-    mag = std::max(mag, 0);
-  }
+  std::int32_t mag = 0;
   if constexpr (kM == 0 && R.rounding == Rounding::kTowardZero) {
     // E8M0 toward zero, floor(log2 |x|) clamped at code 0, is the fp32 exponent field itself, fp32
-    // subnormals (field 0) included: the two candidates above agree with e on every input. Said
-    // directly, the loop has no range select left, which g++ 13.3 would not if-convert (it left
-    // this one mode's batch loops scalar; BENCHMARKS.md "formats").
+    // subnormals (field 0) included: the two candidates above, selected and clamped, equal e on
+    // every input. Said directly, the loop has no range select: g++ 13.3 does not if-convert that
+    // select in this mode and leaves its batch loops scalar (BENCHMARKS.md "formats").
     mag = e;
+  } else {
+    mag = e < kNormalFrom ? sub_code : normal_code;
+    if constexpr (kBase0 < 0) {
+      // A no-zero format clamps below its smallest code (docs/semantics.md section 2: E8M0
+      // exponent < -127 -> 0).
+      mag = std::max(mag, 0);
+    }
   }
 
   // 5. Overflow (|x| rounded beyond the largest finite code, including Inf): clamp to it when

@@ -101,7 +101,7 @@ MXV_HD MXV_FORCEINLINE RowSlot<Index> resolve_row(Ctx& ctx, const QuantizeParams
 
 /// How many lanes of the vector variant share one scale block: 2 for MX with fp32 input, whose
 /// 128-byte block would put a warp's 16-byte loads at a 128-byte lane stride (each lane's eight
-/// loads then walk its own cache line, which ran at 75% of copy on the H200); as a lane pair each
+/// loads then walk its own cache line: 75% of copy on the H200, BENCHMARKS.md); as a lane pair each
 /// lane loads 64 bytes, the stride at which NVFP4 fp32 runs near the copy bandwidth. 1 elsewhere.
 /// The launcher sizes its grid by it (quantize.cpp).
 MXV_HD constexpr unsigned quantize_lanes_per_block(qrules::Scheme scheme, bool bf16) {

@@ -4,7 +4,9 @@
 // kernels on sm_90 and in the emulator, where a single wrong code among four billion inputs would
 // be a silent kernel bug that sampled tests are unlikely to hit.
 //  - e2m1_from_f32_sw_branchless: every input, NaN included.
-//  - e2m1_from_non_nan_f32: every input that is not NaN (its documented domain).
+//  - e2m1_magnitude_biased_sat, the sign put back: every input that is not NaN (its domain).
+//  - e2m1_magnitude_biased: every input below 7 in magnitude (its domain; the kernels call it
+//    where the block scale proves that bound, fp4_block::e2m1_may_saturate).
 // Two threads, each sweeping half of the patterns in chunks that the reference encodes in batch.
 #include "mxv/device/cvt.h"
 
@@ -38,10 +40,22 @@ std::string sweep(std::uint64_t first, std::uint64_t count) {
         std::snprintf(buf, sizeof buf, "e2m1_from_f32_sw_branchless(0x%08X) = 0x%X, reference 0x%X", bits, general, want[j]);
         return buf;
       }
-      if ((bits & 0x7FFFFFFFu) <= 0x7F800000u) {
-        const unsigned non_nan = cvt::e2m1_from_non_nan_f32(x);
-        if (non_nan != want[j]) {
-          std::snprintf(buf, sizeof buf, "e2m1_from_non_nan_f32(0x%08X) = 0x%X, reference 0x%X", bits, non_nan, want[j]);
+      const std::uint32_t abs_bits = bits & 0x7FFFFFFFu;
+      const float magnitude = std::bit_cast<float>(abs_bits);
+      const unsigned sign = (bits >> 28) & 0x8u;
+      if (abs_bits <= 0x7F800000u) {
+        const unsigned sat = sign | (cvt::e2m1_magnitude_biased_sat(magnitude) - cvt::kE2m1Biased);
+        if (sat != want[j]) {
+          std::snprintf(buf, sizeof buf, "e2m1_magnitude_biased_sat, sign put back (0x%08X) = 0x%X, reference 0x%X",
+                        bits, sat, want[j]);
+          return buf;
+        }
+      }
+      if (magnitude < 7.0f) {
+        const unsigned unsat = sign | (cvt::e2m1_magnitude_biased(magnitude) - cvt::kE2m1Biased);
+        if (unsat != want[j]) {
+          std::snprintf(buf, sizeof buf, "e2m1_magnitude_biased, sign put back (0x%08X) = 0x%X, reference 0x%X", bits,
+                        unsat, want[j]);
           return buf;
         }
       }

@@ -196,61 +196,72 @@ MXV_HD MXV_FORCEINLINE std::uint8_t e2m1_from_f32(float x) {
   return static_cast<std::uint8_t>(e2m1x2_from_f32(0.0f, x) & 0x0Fu);
 }
 
-/// |y| (any y that is not NaN) -> E2M1 magnitude code 0..7, RNE, saturating to 6, with one
-/// rounding done by the fp32 adder. Saturation first: m = min(|y|, 6), exact, since every |y|
-/// above 5 rounds to 6 either way. E2M1's quantum is 0.5 below 2 (the subnormal range and [1, 2)
-/// share it), 1 in [2, 4) and 2 in [4, 6]: 2^(e-128) for e = the biased exponent of max(m, 1).
-/// Adding M = 2^(e-105) (bits (e+22) << 23, whose ulp is that quantum) rounds m to the quantum,
-/// ties to even, in a single IEEE addition; the sum's bit pattern minus M's counts the quanta n,
-/// and the code is n + 2(e-127): below 2, n = 0..4 are codes 0..4; in [2, 4), n = 2..4 are codes
-/// 4..6; in [4, 6], n = 2..3 are codes 6..7. Seven instructions on sm_90 (two FMNMX, SHF, LEA,
-/// FADD, IMAD, IADD) against 16 for comparing with the seven rounding thresholds; the code is
-/// computed as sum - (M - 2(e-127)), one multiply-add of e. NaN is outside the domain because
-/// min() treats it differently on the two sides: the GPU's FMNMX returns the number for every
-/// NaN, glibc's fminf returns a quiet NaN for a signaling one (IEEE 754-2008 minNum).
-MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_magnitude_magic(float y) {
+/// The E2M1 magnitude code of m (m >= 0, not NaN), RNE, returned inside an fp32 pattern:
+/// kE2m1Biased + code. Exact for m < 7; any m >= 7 (+Inf included) gives a pattern above
+/// kE2m1Biased + 7, so callers that cannot rule it out take e2m1_magnitude_biased_sat.
+///
+/// Why it works: E2M1's quantum is 0.5 below 2 (the subnormal range and [1, 2) share it), 1 in
+/// [2, 4) and 2 from 4, so the code is RNE(h(m)) for the piecewise-linear count of quanta
+/// h(m) = min(2m, m + 2, m/2 + 4). A tie of E2M1 is a half-integer of h, and the even code is
+/// the even mantissa, so RNE on h is E2M1's ties-to-even. Rounding is monotone, so it commutes
+/// with the min: each piece is rounded alone, by one IEEE fp32 operation whose result lies in
+/// [2^23, 2^24), where the ulp is 1: 2m + 2^23, m + (2^23 + 2), m/2 + (2^23 + 4). The added
+/// offsets are even, so they keep each tie's parity; 2m and m/2 are exact (an m/2 that rounds as
+/// a subnormal is far from any tie). The three results are positive floats, ordered as their
+/// patterns, so the min is one 3-way integer min.
+///
+/// Cost on sm_90: three FMA-pipe operations and one VIMNMX3, against seven instructions (five of
+/// them on the integer ALU pipe, the quantize kernels' bound) for the exponent-and-magic-add form
+/// this replaced (BENCHMARKS.md, "E2M1 in three roundings").
+inline constexpr std::uint32_t kE2m1Biased = 0x4B000000u;  // the pattern of 2^23
+
+MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_magnitude_biased(float m) {
 #if defined(__CUDA_ARCH__)
-  const float m = fminf(fabsf(y), 6.0f);
-  const float t = fmaxf(m, 1.0f);
+  const float twice = __fmaf_rn(m, 2.0f, 8388608.0f);   // never contracted or reassociated
+  const float once = __fadd_rn(m, 8388610.0f);
+  const float half = __fmaf_rn(m, 0.5f, 8388612.0f);
 #else
-  const float m = std::fmin(std::fabs(y), 6.0f);
-  const float t = std::fmax(m, 1.0f);
+  // The same roundings without a library fma: m + m and m * 0.5f are exact, so each line rounds
+  // once (a contraction of the last line into an fma rounds the same exact value once too).
+  const float twice = (m + m) + 8388608.0f;
+  const float once = m + 8388610.0f;
+  const float half = m * 0.5f + 8388612.0f;
 #endif
-  const std::uint32_t e = bits_of(t) >> 23;  // 127..129
-#if defined(__CUDA_ARCH__)
-  // (e + 22) << 23 as one multiply-add, e * 2^23 + 22 * 2^23, which ptxas emits as one LEA; from
-  // the shift, nvcc 13.0 derives an add and a mask of t's pattern instead (two instructions).
-  std::uint32_t magic;
-  asm("mad.lo.u32 %0, %1, 8388608, 184549376;" : "=r"(magic) : "r"(e));
-#else
-  const std::uint32_t magic = (e + 22u) << 23;
-#endif
-#if defined(__CUDA_ARCH__)
-  const float sum = __fadd_rn(m, float_of(magic));  // never contracted
-#else
-  const float sum = m + float_of(magic);
-#endif
-  // magic - 2(e - 127) = e * (2^23 - 2) + (22 * 2^23 + 254)
-  return bits_of(sum) - (e * 0x7FFFFEu + 0x0B0000FEu);
+  const std::uint32_t a = bits_of(twice), b = bits_of(once), c = bits_of(half);
+  const std::uint32_t ab = a < b ? a : b;
+  return ab < c ? ab : c;
 }
 
-/// fp32 -> E2M1 nibble (bits [3:0]) for any input that is not NaN (the sign is kept: -0 and
-/// negatives that round to zero give 0x8; +-Inf -> +-6). The quantize kernels use it for blocks
-/// that hold no NaN, where the NaN select of the general encoder below would be wasted work.
-MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_from_non_nan_f32(float y) {
-  return ((bits_of(y) >> 28) & 0x8u) | e2m1_magnitude_magic(y);
+/// e2m1_magnitude_biased for any m >= 0 (not NaN): m >= 7 saturates to code 7 (the value 6).
+MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_magnitude_biased_sat(float m) {
+  const std::uint32_t r = e2m1_magnitude_biased(m);
+  return r < kE2m1Biased + 7u ? r : kE2m1Biased + 7u;
+}
+
+/// |x|. On the GPU an operand modifier of the instruction that consumes it (no instruction).
+MXV_HD MXV_FORCEINLINE float abs_f32(float x) {
+#if defined(__CUDA_ARCH__)
+  return fabsf(x);
+#else
+  return std::fabs(x);
+#endif
+}
+
+/// |y| (any y that is not NaN) -> E2M1 magnitude code 0..7, RNE, saturating to 6.
+MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_magnitude(float y) {
+  return e2m1_magnitude_biased_sat(abs_f32(y)) - kE2m1Biased;
 }
 
 /// fp32 -> E2M1 nibble (bits [3:0]), the same function as e2m1_from_f32_sw (RN, satfinite, NaN ->
 /// 0x7, +-Inf -> +-6, -0 -> 0x8) computed WITHOUT branches: e2m1_from_f32_sw takes a branch per
 /// value (subnormal range or not) and an F2I, which dominated the vector kernels' instruction
-/// stream on sm_90 (no E2M1 cvt there). The magnitude comes from e2m1_magnitude_magic, with NaN
+/// stream on sm_90 (no E2M1 cvt there). The magnitude comes from e2m1_magnitude, with NaN
 /// replaced by 6 first (code 7) and its sign dropped.
 MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_from_f32_sw_branchless(float x) {
   const std::uint32_t u = bits_of(x);
   const bool nan = (u & 0x7FFFFFFFu) > 0x7F800000u;
   const std::uint32_t sign = nan ? 0u : (u >> 28) & 0x8u;  // NaN -> +6
-  return sign | e2m1_magnitude_magic(nan ? 6.0f : x);
+  return sign | e2m1_magnitude(nan ? 6.0f : x);
 }
 
 /// e2m1x2_from_f32 for hot loops: the hardware cvt where the target has it, else the branch-free

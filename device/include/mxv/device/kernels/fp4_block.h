@@ -93,18 +93,39 @@ MXV_HD MXV_FORCEINLINE std::uint32_t bf16_pairs_abs_max_bits(Word word) {
 
 /// A lane's `kN` (even) elements scaled by `multiplier` and packed to E2M1: element j in bits
 /// [4j+3:4j] (byte j/2 holds elements j, j+1 with the even one low), the word a 2- (kN = 4) or
-/// 4-byte (kN = 8) store writes. `value(j)` yields element j in fp32. kNonNan: the scaled
-/// products cannot be NaN, so the pairs pack through qrules::pack_pair_non_nan.
-template <unsigned kN, bool kNonNan = false, class Value>
+/// 4-byte (kN = 8) store writes. `value(j)` yields element j in fp32. Any input, NaN included
+/// (the path of blocks that hold an Inf or a NaN).
+template <unsigned kN, class Value>
 MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word(Value value, float multiplier) {
   static_assert(kN % 2 == 0 && kN <= 8);
   std::uint32_t word = 0;
-  for (unsigned j = 0; j < kN; j += 2) {
-    if constexpr (kNonNan) {
-      word |= qrules::pack_pair_non_nan(value(j), value(j + 1u), multiplier) << (4u * j);
-    } else {
-      word |= qrules::pack_pair_fast(value(j), value(j + 1u), multiplier) << (4u * j);
-    }
+  for (unsigned j = 0; j < kN; j += 2) word |= qrules::pack_pair_fast(value(j), value(j + 1u), multiplier) << (4u * j);
+  return word;
+}
+
+/// Whether some element of a finite block may scale to 7 or more in magnitude, so that its E2M1
+/// code must saturate (cvt::e2m1_magnitude_biased_sat) rather than take the shorter unsaturated
+/// form. No element's product exceeds the amax's (rounding is monotone and the multiplier is not
+/// negative), so one product decides. NVFP4 and NVIDIA's MX scale put the amax near 6 (up to
+/// 6.4 from the E4M3 rounding of the block scale): only saturated or subnormal block scales and a
+/// calibrated amax below the data reach 7. OCP's floor(log2) scale puts it in [4, 8), so there
+/// every block takes the saturating form without the test.
+MXV_HD MXV_FORCEINLINE bool e2m1_may_saturate(qrules::Scheme scheme, std::uint32_t amax_bits, float multiplier) {
+  return scheme == qrules::Scheme::kMxfp4Ocp || !(qrules::mul_rn(cvt::float_of(amax_bits), multiplier) < 7.0f);
+}
+
+/// The E2M1 codes of 8 magnitudes (`magnitude(j)`: element j's, >= 0 and not NaN; below 7 unless
+/// kSaturate) in bits [4j+2:4j] of a word, bit 4j+3 left 0 for the sign. The biased patterns of
+/// cvt::e2m1_magnitude_biased are added at their nibbles (no carries: every code is below 8); the
+/// start value takes off the bias of nibbles 0 and 1, and those of nibbles 2..7 shift out of the
+/// word.
+template <bool kSaturate, class Magnitude>
+MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_magnitudes(Magnitude magnitude) {
+  constexpr std::uint32_t kUnbias = 0u - (cvt::kE2m1Biased + (cvt::kE2m1Biased << 4));
+  std::uint32_t word = kUnbias;
+  for (unsigned j = 0; j < 8; ++j) {
+    const float m = magnitude(j);
+    word += (kSaturate ? cvt::e2m1_magnitude_biased_sat(m) : cvt::e2m1_magnitude_biased(m)) << (4u * j);
   }
   return word;
 }
@@ -138,20 +159,53 @@ MXV_HD MXV_FORCEINLINE std::uint32_t bf16_sign_nibbles(std::uint32_t w0, std::ui
   return (odd & 0x80808080u) | ((even >> 4) & 0x08080808u);
 }
 
-/// The E2M1 word of 8 bf16 elements (words w0..w3) scaled by `multiplier`, for blocks without NaN
-/// and a positive multiplier (the sign of each product is then the sign of its element, so the
-/// signs come from the input words at once; codes are magnitudes). The hardware cvt where the
-/// target has it.
+/// The sign bits of 8 fp32 patterns (`bits(j)` gives element j's) placed where an E2M1 word keeps
+/// them, element j's at bit 4j + 3: six byte permutes gather the bytes that hold the signs, then
+/// two masks move them into place, as in bf16_sign_nibbles.
+template <class Bits>
+MXV_HD MXV_FORCEINLINE std::uint32_t f32_sign_nibbles(Bits bits) {
+  const auto top_bytes = [&](unsigned a, unsigned b) { return byte_perm(bits(a), bits(b), 0x0073u); };  // [a.b3, b.b3, -, -]
+  const std::uint32_t odd = byte_perm(top_bytes(1, 3), top_bytes(5, 7), 0x5410u);   // byte i: sign of 2i+1
+  const std::uint32_t even = byte_perm(top_bytes(0, 2), top_bytes(4, 6), 0x5410u);  // byte i: sign of 2i
+  return (odd & 0x80808080u) | ((even >> 4) & 0x08080808u);
+}
+
+/// The E2M1 word of 8 elements (`value(j)`) scaled by `multiplier`, for finite blocks (no element
+/// NaN, the multiplier not negative and not NaN, so no product is NaN and each product's sign is
+/// its element's). `saturate`: e2m1_may_saturate of the block. The hardware cvt where the target
+/// has it.
 template <class Value>
-MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_non_nan(Value value, std::uint32_t w0, std::uint32_t w1,
-                                                                 std::uint32_t w2, std::uint32_t w3, float multiplier) {
+MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_non_nan(Value value, float multiplier, bool saturate) {
 #if MXV_HW_CVT_FP4_E8M0
-  (void)w0, (void)w1, (void)w2, (void)w3;
+  (void)saturate;
   return pack_e2m1_word<8>(value, multiplier);
 #else
-  std::uint32_t word = 0;
-  for (unsigned j = 0; j < 8; ++j) word |= cvt::e2m1_magnitude_magic(qrules::mul_rn(value(j), multiplier)) << (4u * j);
-  return word | bf16_sign_nibbles(w0, w1, w2, w3);
+  const auto magnitude = [&](unsigned j) { return qrules::mul_rn(cvt::abs_f32(value(j)), multiplier); };
+  const std::uint32_t signs = f32_sign_nibbles([&](unsigned j) { return cvt::bits_of(value(j)); });
+  return (saturate ? pack_e2m1_magnitudes<true>(magnitude) : pack_e2m1_magnitudes<false>(magnitude)) | signs;
+#endif
+}
+
+/// pack_e2m1_word_non_nan of 8 bf16 elements held as the words w0..w3 (element 2i in the low half
+/// of w_i): each half widened to fp32 (a shift or a mask), its magnitude multiplied (|x| is an
+/// operand modifier of the multiply on the GPU), the signs taken from the words at once
+/// (bf16_sign_nibbles).
+template <class Value>
+MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_non_nan(Value value, std::uint32_t w0, std::uint32_t w1,
+                                                                 std::uint32_t w2, std::uint32_t w3, float multiplier,
+                                                                 bool saturate) {
+#if MXV_HW_CVT_FP4_E8M0
+  (void)w0, (void)w1, (void)w2, (void)w3, (void)saturate;
+  return pack_e2m1_word<8>(value, multiplier);
+#else
+  (void)value;
+  const std::uint32_t w[4] = {w0, w1, w2, w3};
+  const auto magnitude = [&](unsigned j) {
+    const std::uint32_t half = (j & 1u) != 0u ? w[j >> 1] & 0xFFFF0000u : w[j >> 1] << 16;
+    return qrules::mul_rn(cvt::abs_f32(cvt::float_of(half)), multiplier);
+  };
+  const std::uint32_t signs = bf16_sign_nibbles(w0, w1, w2, w3);
+  return (saturate ? pack_e2m1_magnitudes<true>(magnitude) : pack_e2m1_magnitudes<false>(magnitude)) | signs;
 #endif
 }
 

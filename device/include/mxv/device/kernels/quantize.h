@@ -205,6 +205,9 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
         key = pair_max(key);
       }
       const qrules::BlockChoice c = qrules::choose_block(kScheme, key, ts);
+      // The multiplier of a finite block is not negative (both NVFP4 scale factors carry the
+      // tensor scale's sign), as pack_e2m1_word_non_nan requires.
+      const bool saturate = finite && fp4_block::e2m1_may_saturate(kScheme, key, c.multiplier);
       std::uint32_t out[kOutWords];
       MXV_QUANTIZE_UNROLL
       for (unsigned o = 0; o < kOutWords; ++o) {
@@ -212,11 +215,10 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
         if (!finite) {
           out[o] = fp4_block::pack_e2m1_word<8>(value, c.multiplier);
         } else if constexpr (kBf16) {
-          // The multiplier is positive here (both scale factors share the tensor scale's sign).
           out[o] = fp4_block::pack_e2m1_word_bf16_non_nan(value, word(4u * o), word(4u * o + 1u), word(4u * o + 2u),
-                                                          word(4u * o + 3u), c.multiplier);
+                                                          word(4u * o + 3u), c.multiplier, saturate);
         } else {
-          out[o] = fp4_block::pack_e2m1_word<8, true>(value, c.multiplier);
+          out[o] = fp4_block::pack_e2m1_word_non_nan(value, c.multiplier, saturate);
         }
       }
       const Index byte_off = row[s] * row_bytes + kcol[s] * (kBlock / 2u) + part * (kLaneElems / 2u);

@@ -204,17 +204,6 @@ MXV_HD MXV_FORCEINLINE std::uint32_t pack_pair_fast(float even, float odd, float
   return cvt::e2m1x2_from_f32_branchless(mul_rn(odd, multiplier), mul_rn(even, multiplier));
 }
 
-/// pack_pair_fast for products known not to be NaN (the element and the multiplier are not NaN,
-/// and no product is Inf * 0): the same byte without the NaN select of the general encoder.
-MXV_HD MXV_FORCEINLINE std::uint32_t pack_pair_non_nan(float even, float odd, float multiplier) {
-#if MXV_HW_CVT_FP4_E8M0
-  return pack_pair_fast(even, odd, multiplier);
-#else
-  return (cvt::e2m1_from_non_nan_f32(mul_rn(odd, multiplier)) << 4) |
-         cvt::e2m1_from_non_nan_f32(mul_rn(even, multiplier));
-#endif
-}
-
 // ---- scale layouts ------------------------------------------------------------------------------
 
 /// Byte offset of scale (padded_row, k) in the swizzled 128x4 layout of a matrix whose rows are

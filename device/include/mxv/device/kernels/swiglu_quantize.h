@@ -185,12 +185,14 @@ MXV_HD MXV_FORCEINLINE SharedPtr<float> stage_gate_table(Ctx& ctx, GlobalPtr<flo
   return {reinterpret_cast<float*>(staged.raw)};
 }
 
-/// activate_loaded8 for bf16 input with the staged gate-factor table: each gate's factor is one
-/// shared load, times the up factor; a group holding any gate outside the table takes the
-/// arithmetic.
-template <class Ctx>
-MXV_HD MXV_FORCEINLINE void activate_loaded8_tabled(Ctx& ctx, const SwigluInput& in, SharedPtr<float> table,
-                                                    const float* gate, const float* up, float* out) {
+/// activate8 for bf16 input with the staged gate-factor table: each gate's factor is one shared
+/// load, times the up factor; a group holding any gate outside the table takes the arithmetic.
+template <class Index, class Ctx>
+MXV_HD MXV_FORCEINLINE void activate8_tabled(Ctx& ctx, const SwigluInput& in, SharedPtr<float> table, Index row,
+                                             Index j0, float* out) {
+  float gate[8];
+  float up[8];
+  load_gate_up8<1>(ctx, in, row, j0, gate, up);
   const bool clamped = in.activation == Activation::kSwigluClamped;
   std::uint32_t slot[8];
   std::uint32_t top = 0;  // the largest slot: a gate below the table wraps around to a huge one
@@ -295,23 +297,14 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
       ctx.store(p.scales, scale_off, std::uint8_t{0});  // padding slot
       continue;
     }
-    // Every load of the block first, then the arithmetic: the block's 64 (NVFP4, bf16 input) to
-    // 256 bytes (MX, fp32) are in flight together instead of one group's at a time.
-    float gate[kBlock];
-    float up[kBlock];
-    MXV_SWIGLU_UNROLL
-    for (unsigned q = 0; q < kBlock / 8u; ++q) {
-      const auto j0 = static_cast<Index>(k * kBlock + 8u * q);
-      swiglu_detail::load_gate_up8<kBf16 ? 1 : 0, Index>(ctx, p.in, row, j0, gate + 8u * q, up + 8u * q);
-    }
     float act[kBlock];
     MXV_SWIGLU_UNROLL
     for (unsigned q = 0; q < kBlock / 8u; ++q) {
+      const auto j0 = static_cast<Index>(k * kBlock + 8u * q);
       if constexpr (kBf16) {
-        swiglu_detail::activate_loaded8_tabled(ctx, p.in, gate_table, gate + 8u * q, up + 8u * q, act + 8u * q);
+        swiglu_detail::activate8_tabled<Index>(ctx, p.in, gate_table, row, j0, act + 8u * q);
       } else {
-        swiglu_detail::activate_loaded8(p.in, p.in.activation == Activation::kSwigluClamped, gate + 8u * q,
-                                        up + 8u * q, act + 8u * q);
+        swiglu_detail::activate8<0, -1, Index>(ctx, p.in, row, j0, act + 8u * q);
       }
     }
     std::uint32_t bf16_words[kBlock / 2u];

@@ -172,8 +172,8 @@ MXV_HD MXV_FORCEINLINE std::uint32_t f32_sign_nibbles(Bits bits) {
 
 /// The E2M1 word of 8 elements (`value(j)`) scaled by `multiplier`, for finite blocks (no element
 /// NaN, the multiplier not negative and not NaN, so no product is NaN and each product's sign is
-/// its element's). `saturate`: e2m1_may_saturate of the block. The hardware cvt where the target
-/// has it.
+/// its element's). `saturate`: true, or e2m1_may_saturate of the block. The hardware cvt where
+/// the target has it.
 template <class Value>
 MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_non_nan(Value value, float multiplier, bool saturate) {
 #if MXV_HW_CVT_FP4_E8M0

@@ -134,7 +134,10 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
   constexpr unsigned kVecs = kLaneElems * (kBf16 ? 2u : 4u) / 16u;        // 16-byte loads per lane
   constexpr unsigned kWordsPerVec = 4u;                                    // u32 words per load
   constexpr unsigned kOutWords = kLaneElems / 8u;                          // 8 codes per u32 word
-  constexpr unsigned kSlots = kVecs == 2u ? 2u : 1u;                       // >= 64 bytes in flight per step
+  // Slots per step: bf16 takes two (NVFP4: 64 bytes in flight per lane, MX: 128), fp32 one (64
+  // bytes); on the H200 four NVFP4 bf16 slots ran slower, two MX bf16 slots faster than one
+  // (BENCHMARKS.md, "E2M1 in three roundings").
+  constexpr unsigned kSlots = kBf16 ? 2u : 1u;
   constexpr unsigned kElemBytes = kBf16 ? 2u : 4u;
   const Index tid = static_cast<Index>(Index{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x);
   const Index stride = static_cast<Index>(Index{ctx.grid_dim().x} * ctx.block_dim().x / kLanes);

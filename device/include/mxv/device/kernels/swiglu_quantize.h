@@ -322,7 +322,10 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
       }
     }
     const qrules::BlockChoice c = qrules::choose_block(kScheme, key, ts);
-    const bool saturate = finite && fp4_block::e2m1_may_saturate(kScheme, key, c.multiplier);
+    // Every block takes the saturating E2M1 form: choosing per block (fp4_block::e2m1_may_saturate)
+    // saves one instruction per output but put a branch around each word, and on the H200 the
+    // fused kernels ran 4-12% slower with it (BENCHMARKS.md, "E2M1 in three roundings").
+    constexpr bool saturate = true;
     std::uint32_t out[kOutWords];
     MXV_SWIGLU_UNROLL
     for (unsigned o = 0; o < kOutWords; ++o) {

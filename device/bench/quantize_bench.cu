@@ -17,13 +17,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "mxv/device/cuda_backend.h"
 #include "mxv/device/quantize.h"
 #include "mxv/device/swiglu_quantize.h"
+#include "bench_inputs.h"
 #include "bench_timing.h"
 
 namespace {
@@ -34,24 +34,6 @@ using namespace mxv::device::bench;
 
 Timing g_timing{50, 1, 5};  // --reps; 5 warm-up launches
 constexpr int kRotate = 3;  // input buffers per benchmark, each >= 100 MB: far beyond the L2
-
-std::vector<std::uint8_t> random_bytes(std::size_t elems, bool bf16, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> nd(0.0f, 2.0f);
-  std::vector<std::uint8_t> out(elems * (bf16 ? 2 : 4));
-  for (std::size_t i = 0; i < elems; ++i) {
-    const float x = nd(rng);
-    std::uint32_t u;
-    std::memcpy(&u, &x, 4);
-    if (bf16) {
-      const auto h = static_cast<std::uint16_t>(u >> 16);
-      std::memcpy(&out[2 * i], &h, 2);
-    } else {
-      std::memcpy(&out[4 * i], &u, 4);
-    }
-  }
-  return out;
-}
 
 struct Row {
   std::string name;
@@ -78,6 +60,13 @@ int main(int argc, char** argv) {
 
   // ---- quantize ----
   const std::int64_t M = 16384, K = 7168;
+  // The rotated inputs of one type, drawn once and shared by both presets.
+  std::vector<std::vector<std::uint8_t>> host_inputs[2];
+  for (const bool bf16 : {true, false}) {
+    for (int r = 0; r < kRotate; ++r) {
+      host_inputs[bf16].push_back(random_normal_bytes(static_cast<std::size_t>(M * K), bf16, 100 + static_cast<std::uint64_t>(r)));
+    }
+  }
   for (const char* preset : {"nvfp4_te", "mxfp4_nvidia"}) {
     for (const bool bf16 : {true, false}) {
       QuantizeProblem prob;
@@ -88,10 +77,7 @@ int main(int argc, char** argv) {
       prob.scale_layout = ScaleLayout::kSwizzled128x4;
       const QuantizePlan plan = plan_quantize(prob);
       std::vector<DeviceBuffer> inputs;
-      for (int r = 0; r < kRotate; ++r) {
-        const auto host = random_bytes(static_cast<std::size_t>(M * K), bf16, 100 + static_cast<std::uint64_t>(r));
-        inputs.push_back(be.alloc_upload(std::span<const std::uint8_t>(host), "input"));
-      }
+      for (const auto& host : host_inputs[bf16]) inputs.push_back(be.alloc_upload(std::span<const std::uint8_t>(host), "input"));
       QuantizeBuffers out = alloc_quantize_buffers(be, plan);
       QuantizeParams q = plan.params;
       q.elements = out.elements.as<std::uint8_t>();
@@ -132,6 +118,11 @@ int main(int argc, char** argv) {
   // ---- swiglu: fused vs unfused ----
   const std::int64_t R = 16384, I = 2048;
   for (const bool bf16 : {true, false}) {
+    // Drawn once per input type: the layouts only read the same bytes as gate/up differently.
+    std::vector<std::vector<std::uint8_t>> host_gate_up;
+    for (int r = 0; r < kRotate; ++r) {
+      host_gate_up.push_back(random_normal_bytes(static_cast<std::size_t>(R * 2 * I), bf16, 200 + static_cast<std::uint64_t>(r)));
+    }
     for (const GateUpLayout layout : {GateUpLayout::interleaved(8), GateUpLayout::halves()}) {
       SwigluQuantizeProblem prob;
       prob.recipe = Recipe::nvfp4_te();
@@ -145,10 +136,7 @@ int main(int argc, char** argv) {
       const SwigluBf16Plan aplan = plan_swiglu_bf16(prob);
       const QuantizePlan qplan = plan_quantize(unfused_quantize_problem(prob));
       std::vector<DeviceBuffer> inputs;
-      for (int r = 0; r < kRotate; ++r) {
-        const auto host = random_bytes(static_cast<std::size_t>(R * 2 * I), bf16, 200 + static_cast<std::uint64_t>(r));
-        inputs.push_back(be.alloc_upload(std::span<const std::uint8_t>(host), "gate_up"));
-      }
+      for (const auto& host : host_gate_up) inputs.push_back(be.alloc_upload(std::span<const std::uint8_t>(host), "gate_up"));
       SwigluQuantizeBuffers fout = alloc_swiglu_quantize_buffers(be, fplan);
       const float amax = 12.0f;
       be.upload(fout.amax, std::span<const float>(&amax, 1));

@@ -323,8 +323,8 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
     }
     const qrules::BlockChoice c = qrules::choose_block(kScheme, key, ts);
     // Every block takes the saturating E2M1 form: choosing per block (fp4_block::e2m1_may_saturate)
-    // saves one instruction per output but put a branch around each word, and on the H200 the
-    // fused kernels ran 4-12% slower with it (BENCHMARKS.md, "E2M1 in three roundings").
+    // saves one instruction per output but puts a branch around each word, and on the H200 the
+    // fused kernels took 6-13% longer with it (BENCHMARKS.md, "E2M1 in three roundings").
     constexpr bool saturate = true;
     std::uint32_t out[kOutWords];
     MXV_SWIGLU_UNROLL

@@ -210,9 +210,10 @@ MXV_HD MXV_FORCEINLINE std::uint8_t e2m1_from_f32(float x) {
 /// a subnormal is far from any tie). The three results are positive floats, ordered as their
 /// patterns, so the min is one 3-way integer min.
 ///
-/// Cost on sm_90: three FMA-pipe operations and one VIMNMX3, against seven instructions (five of
-/// them on the integer ALU pipe, the quantize kernels' bound) for the exponent-and-magic-add form
-/// this replaced (BENCHMARKS.md, "E2M1 in three roundings").
+/// Cost on sm_90: three FMA-pipe operations and one VIMNMX3. Rounding with one magic add instead
+/// needs the value's exponent first: seven instructions, five of them on the integer ALU pipe,
+/// which issues at half the fp32 pipes' rate and bounds the quantize kernels (BENCHMARKS.md, "E2M1
+/// in three roundings").
 inline constexpr std::uint32_t kE2m1Biased = 0x4B000000u;  // the pattern of 2^23
 
 MXV_HD MXV_FORCEINLINE std::uint32_t e2m1_magnitude_biased(float m) {

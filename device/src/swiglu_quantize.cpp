@@ -89,7 +89,7 @@ SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem) {
   plan.launch.kernel = to_string(SwigluQuantizeVariant::kFused);
   plan.launch.block = {kSwigluBlockThreads, 1, 1};
   // One thread per scale slot, about 4 slots per thread (8 with bf16 input, whose blocks first
-  // stage the 24 KiB gate-factor table): the one-time index division and staging are amortised.
+  // stage the 32 KiB gate-factor table): the one-time index division and staging are amortised.
   const std::uint64_t per_thread = q.in.input_bf16 ? 8u : 4u;
   plan.launch.grid = {blocks_for((q.items + per_thread - 1) / per_thread), 1, 1};
   validate_launch_plan(plan.launch);

@@ -3,10 +3,11 @@
 // reference/quantize.h on the fp32 or bf16-rounded result), the unfused activation kernel against
 // the reference's bf16 output, and the pair's parity: with a bf16 intermediate, fused == unfused
 // (activation -> bf16 -> quantize kernel) byte for byte. Layouts halves / interleaved(1) /
-// interleaved(8), silu and swiglu_clamped, fp32 and bf16 inputs, rows of 1, I of 16/48/80/400,
-// grouped rows {1, 127, 128, 129}, every bf16 gate pattern (the bf16 kernels' gate-factor table),
-// a large shape on the GPU. Every comparison's failure message is
-// the check library's report; guards, sentinels, emulator findings and the variant are checked.
+// interleaved(8) in every combination, interleaved(2, 4, 16, 24) in a few; silu and
+// swiglu_clamped, fp32 and bf16 inputs, rows of 1, I of 16/48/80/400, grouped rows {1, 127, 128,
+// 129}, every bf16 gate pattern (the bf16 kernels' gate-factor table), a large shape on the GPU.
+// Every comparison's failure message is the check library's report; guards, sentinels, emulator
+// findings and the variant are checked.
 //
 // Inputs come from the fuzz library (fuzz/values.h) under a seed printed by every case; override
 // the base seed with MXV_TEST_SEED=<n>.
@@ -115,6 +116,28 @@ std::vector<Case> cases() {
           add("large_2048x2048", 2048, 2048, swz, {}, false, true);  // GPU only
         }
       }
+    }
+  }
+  // The other interleaved(g) the kernels accept, each with its own load path: g = 2 and 4 (a
+  // divisor of 8), 16 (a multiple of 16: a block's runs stay in one group) and 24 (8 mod 16: a
+  // block's second run of 8 starts the next group).
+  for (const std::uint32_t g : {2u, 4u, 16u, 24u}) {
+    for (const WideType t : {WideType::kFp32, WideType::kBf16}) {
+      const auto add = [&](std::string what, std::int64_t rows, std::int64_t inter, bool specials, std::string preset) {
+        Case c;
+        c.name = preset + "_il" + std::to_string(g) + (t == WideType::kFp32 ? "_f32" : "_bf16") + "_silu_ibf16_" + what;
+        c.preset = preset;
+        c.type = t;
+        c.layout = GateUpLayout::interleaved(g);
+        c.inter_precision = Intermediate::kBf16;
+        c.rows = rows;
+        c.inter = inter;
+        c.specials = specials;
+        out.push_back(std::move(c));
+      };
+      add("rows3_i48", 3, 48, false, "nvfp4_te");
+      add("rows5_i96_specials", 5, 96, true, "nvfp4_te");
+      add("mx_rows3_i96", 3, 96, false, "mxfp4_nvidia");
     }
   }
   // Every bf16 gate pattern once (the gate-factor table's inside, both edges and every special).

@@ -151,7 +151,7 @@ MXV_HD MXV_FORCEINLINE void load_gate_up8(Ctx& ctx, const SwigluInput& in, Index
   }
 }
 
-/// The activation of 8 loaded gate/up pairs by the arithmetic of swiglu_math (a NaN as it comes).
+/// The activation of 8 loaded gate/up pairs by the arithmetic of swiglu_math (a NaN gives some NaN).
 MXV_HD MXV_FORCEINLINE void activate_loaded8(const SwigluInput& in, bool clamped, const float* gate, const float* up,
                                              float* out) {
   MXV_SWIGLU_UNROLL
@@ -161,7 +161,7 @@ MXV_HD MXV_FORCEINLINE void activate_loaded8(const SwigluInput& in, bool clamped
   }
 }
 
-/// The 8 activated outputs j0 .. j0+7 of `row` (j0 a multiple of 8), in fp32, a NaN as it comes
+/// The 8 activated outputs j0 .. j0+7 of `row` (j0 a multiple of 8), in fp32, a NaN of any payload
 /// (swiglu_math::canonical is the caller's). The template
 /// parameters fix the input type and the activation at compile time (-1: read them from `in`).
 template <int kBf16 = -1, int kClamped = -1, class Index = std::uint64_t, class Ctx>
@@ -185,48 +185,170 @@ MXV_HD MXV_FORCEINLINE SharedPtr<float> stage_gate_table(Ctx& ctx, GlobalPtr<flo
   return {reinterpret_cast<float*>(staged.raw)};
 }
 
-/// activate8 for bf16 input with the staged gate-factor table: each gate's factor is one shared
-/// load, times the up factor; a group holding any gate outside the table takes the arithmetic.
-template <class Index, class Ctx>
-MXV_HD MXV_FORCEINLINE void activate8_tabled(Ctx& ctx, const SwigluInput& in, SharedPtr<float> table, Index row,
-                                             Index j0, float* out) {
-  float gate[8];
-  float up[8];
-  load_gate_up8<1>(ctx, in, row, j0, gate, up);
-  const bool clamped = in.activation == Activation::kSwigluClamped;
-  std::uint32_t slot[8];
-  std::uint32_t top = 0;  // the largest slot: a gate below the table wraps around to a huge one
+/// The gate column of activated output `j` (a multiple of 8) when gate and up lie in two runs of
+/// 8 (group g % 8 == 0): halves (g == 0) j, interleaved(g) (j / g) * 2g + j % g (interleaved(8), the
+/// common layout, without the runtime division). The up column is g (halves: I) columns later.
+template <class Index>
+MXV_HD MXV_FORCEINLINE Index gate_column(std::uint32_t g, Index j) {
+  if (g == 0u) return j;
+  if (g == 8u) return static_cast<Index>(2u * j);
+  return static_cast<Index>((j / g) * 2u * g + j % g);
+}
+
+/// Splits the 8 words (16 contiguous columns) of interleaved(kG) bf16 input, kG dividing 8, into
+/// the packed gate and up pairs of its 8 outputs (word i: outputs 2i, 2i + 1, low half first).
+template <unsigned kG>
+MXV_HD MXV_FORCEINLINE void split_bf16_words(const std::uint32_t* w, std::uint32_t* gate, std::uint32_t* up) {
   MXV_SWIGLU_UNROLL
-  for (unsigned j = 0; j < 8; ++j) {
-    slot[j] = gate_table_slot(cvt::bits_of(gate[j]) >> 16);
-    top = qrules::max_u32(top, slot[j]);
-  }
-  if (top < kGateTableEntries) {
-    MXV_SWIGLU_UNROLL
-    for (unsigned j = 0; j < 8; ++j) {
-      const float upf = clamped ? swiglu_math::clamped_up(up[j], in.limit) : up[j];
-      out[j] = swiglu_math::mul_rn(ctx.load(table, slot[j]), upf);
+  for (unsigned i = 0; i < 4; ++i) {
+    if constexpr (kG == 1u) {  // g0 u0 g1 u1: word t holds (g_t, u_t)
+      gate[i] = fp4_block::byte_perm(w[2u * i], w[2u * i + 1u], 0x5410u);
+      up[i] = fp4_block::byte_perm(w[2u * i], w[2u * i + 1u], 0x7632u);
+    } else if constexpr (kG == 2u) {  // g0 g1 u0 u1: words alternate gate pair, up pair
+      gate[i] = w[2u * i];
+      up[i] = w[2u * i + 1u];
+    } else {  // kG == 4: g0..g3 u0..u3 g4..g7 u4..u7
+      gate[i] = w[(i / 2u) * 4u + i % 2u];
+      up[i] = w[(i / 2u) * 4u + 2u + i % 2u];
     }
-  } else {
-    activate_loaded8(in, clamped, gate, up, out);
   }
 }
 
-/// Rounds the block's values to bf16 in place (Intermediate::kBf16), two per hardware conversion,
-/// keeps the rounded pairs in `words` (word i: value 2i in bits [15:0], 2i+1 in [31:16]) and
-/// returns the rounded block's largest magnitude from the packed pairs (as fp32 bits: a NaN's
-/// exceed Inf's). half2_from_f32_finite equals bf16_from_f32 on every non-NaN value and turns a
-/// NaN into some NaN (the payload differs between the hardware and the software path); the caller
-/// makes every NaN canonical before using it, so the payload never shows.
+/// The four 16-byte vectors that hold the gate and up inputs of 16 bf16 outputs j0 .. j0 + 15 of
+/// `row` (j0 a multiple of 16): for halves and interleaved(8k) gate run, up run, gate run, up run
+/// (8 outputs each); for interleaved(g), g | 8, the 32 contiguous columns. halves and every
+/// interleaved(g) but g = 8k >= 16 address them from one or two block pointers with constant
+/// offsets. The caller issues all four before using any (64 bytes in flight together).
+template <class Index, class Ctx>
+MXV_HD MXV_FORCEINLINE void load_bf16_vectors16(Ctx& ctx, const SwigluInput& in, Index row, Index j0, Vec16* v) {
+  const std::uint32_t g = in.placement.group;
+  const auto inter = static_cast<Index>(in.inter);
+  const auto at = [&](Index col) {  // the input from column `col` of the row on, as bytes
+    return GlobalPtr<std::uint8_t>{in.gate_up.raw + std::size_t{static_cast<Index>((row * 2u * inter + col) * 2u)}};
+  };
+  if (g == 0u) {
+    const auto gates = at(j0);
+    const auto ups = at(static_cast<Index>(inter + j0));
+    v[0] = ctx.load16(gates, 0);
+    v[1] = ctx.load16(ups, 0);
+    v[2] = ctx.load16(gates, 16);
+    v[3] = ctx.load16(ups, 16);
+  } else if (g % 8u == 0u && g != 8u) {
+    MXV_SWIGLU_UNROLL
+    for (unsigned q = 0; q < 2; ++q) {
+      const auto gates = at(gate_column<Index>(g, static_cast<Index>(j0 + 8u * q)));
+      v[2u * q] = ctx.load16(gates, 0);
+      v[2u * q + 1u] = ctx.load16(gates, 2u * g);
+    }
+  } else {
+    const auto run = at(static_cast<Index>(2u * j0));
+    MXV_SWIGLU_UNROLL
+    for (unsigned t = 0; t < 4; ++t) v[t] = ctx.load16(run, 16u * t);
+  }
+}
+
+/// load_bf16_vectors16's vectors as packed pairs: gate[i] holds the gates of outputs j0 + 2i (low
+/// half) and j0 + 2i + 1, up[i] their ups. The words stay packed: the table path needs no gate in
+/// fp32.
+MXV_HD MXV_FORCEINLINE void split_bf16_vectors16(std::uint32_t g, const Vec16* v, std::uint32_t* gate,
+                                                 std::uint32_t* up) {
+  if (g % 8u == 0u) {  // gate and up runs alternate
+    MXV_SWIGLU_UNROLL
+    for (unsigned q = 0; q < 2; ++q) {
+      MXV_SWIGLU_UNROLL
+      for (unsigned i = 0; i < 4; ++i) {
+        gate[4u * q + i] = v[2u * q].w[i];
+        up[4u * q + i] = v[2u * q + 1u].w[i];
+      }
+    }
+    return;
+  }
+  MXV_SWIGLU_UNROLL
+  for (unsigned q = 0; q < 2; ++q) {
+    const std::uint32_t w[8] = {v[2u * q].w[0],      v[2u * q].w[1],      v[2u * q].w[2],      v[2u * q].w[3],
+                                v[2u * q + 1u].w[0], v[2u * q + 1u].w[1], v[2u * q + 1u].w[2], v[2u * q + 1u].w[3]};
+    // One constant-index split per g, so the words stay in registers.
+    switch (g) {
+      case 1u: split_bf16_words<1>(w, gate + 4u * q, up + 4u * q); break;
+      case 2u: split_bf16_words<2>(w, gate + 4u * q, up + 4u * q); break;
+      default: split_bf16_words<4>(w, gate + 4u * q, up + 4u * q); break;
+    }
+  }
+}
+
+/// The 16 activated outputs of split_bf16_vectors16's words: when every gate is in the staged
+/// gate-factor table (one mask test for all 16, gate_table_slots2), each output is one shared load
+/// times its up factor; otherwise all 16 take the arithmetic. The activation is uniform, so its
+/// branch costs one test per 16 outputs.
+template <class Ctx>
+MXV_HD MXV_FORCEINLINE void activate_bf16_pairs16(Ctx& ctx, const SwigluInput& in, SharedPtr<float> table,
+                                                  const std::uint32_t* gate, const std::uint32_t* up, float* out) {
+  std::uint32_t slots[8];
+  std::uint32_t outside = 0;
+  MXV_SWIGLU_UNROLL
+  for (unsigned i = 0; i < 8; ++i) {
+    slots[i] = gate_table_slots2(gate[i]);
+    outside |= slots[i];
+  }
+  const bool clamped = in.activation == Activation::kSwigluClamped;
+  const auto low = [](std::uint32_t w) { return cvt::float_of(w << 16); };
+  const auto high = [](std::uint32_t w) { return cvt::float_of(w & 0xFFFF0000u); };
+  if ((outside & kGateTableOutside2) == 0u) {
+    // The factor of slot s lies 4s bytes into the table. With every low slot below 2^13, a word's
+    // high slot times 4 is its slots shifted right by 14 (one instruction).
+    unsigned char* const table_bytes = reinterpret_cast<unsigned char*>(table.raw);
+    const auto factor_at = [&](std::uint32_t byte_offset) {
+      return ctx.load(SharedPtr<float>{reinterpret_cast<float*>(table_bytes + byte_offset)}, 0);
+    };
+    const auto tabled = [&](auto up_factor) {
+      MXV_SWIGLU_UNROLL
+      for (unsigned i = 0; i < 8; ++i) {
+        out[2u * i] = swiglu_math::mul_rn(factor_at((slots[i] & 0xFFFFu) * 4u), up_factor(low(up[i])));
+        out[2u * i + 1u] = swiglu_math::mul_rn(factor_at(slots[i] >> 14), up_factor(high(up[i])));
+      }
+    };
+    if (clamped) {
+      tabled([&](float u) { return swiglu_math::clamped_up(u, in.limit); });
+    } else {
+      tabled([](float u) { return u; });
+    }
+  } else {
+    float g[16];
+    float u[16];
+    MXV_SWIGLU_UNROLL
+    for (unsigned i = 0; i < 8; ++i) {
+      g[2u * i] = low(gate[i]);
+      g[2u * i + 1u] = high(gate[i]);
+      u[2u * i] = low(up[i]);
+      u[2u * i + 1u] = high(up[i]);
+    }
+    activate_loaded8(in, clamped, g, u, out);
+    activate_loaded8(in, clamped, g + 8, u + 8, out + 8);
+  }
+}
+
+/// Rounds the block's values to bf16 (Intermediate::kBf16), two per hardware conversion, into
+/// `words` (word i: value 2i in bits [15:0], 2i+1 in [31:16]) and returns the rounded block's
+/// largest magnitude from the packed pairs (as fp32 bits: a NaN's exceed Inf's). `v` is left as it
+/// was: finite blocks encode straight from the words, and only blocks with an Inf or a NaN widen
+/// them back (widen_bf16_words). half2_from_f32_finite equals bf16_from_f32 on every non-NaN value
+/// and turns a NaN into some NaN (the payload differs between the hardware and the software
+/// path); the caller makes every NaN canonical before using it, so the payload never shows.
 template <unsigned kN>
-MXV_HD MXV_FORCEINLINE std::uint32_t round_block_to_bf16(float* v, std::uint32_t* words) {
+MXV_HD MXV_FORCEINLINE std::uint32_t round_block_to_bf16(const float* v, std::uint32_t* words) {
+  MXV_SWIGLU_UNROLL
+  for (unsigned i = 0; i < kN / 2u; ++i) words[i] = cvt::half2_from_f32_finite<true>(v[2u * i + 1u], v[2u * i]);
+  return fp4_block::bf16_pairs_abs_max_bits<kN / 2u>([&](unsigned i) { return words[i]; });
+}
+
+/// The values of round_block_to_bf16's words, widened back to fp32 into `v`.
+template <unsigned kN>
+MXV_HD MXV_FORCEINLINE void widen_bf16_words(const std::uint32_t* words, float* v) {
   MXV_SWIGLU_UNROLL
   for (unsigned i = 0; i < kN / 2u; ++i) {
-    words[i] = cvt::half2_from_f32_finite<true>(v[2u * i + 1u], v[2u * i]);
     v[2u * i] = cvt::float_of(words[i] << 16);
     v[2u * i + 1u] = cvt::float_of(words[i] & 0xFFFF0000u);
   }
-  return fp4_block::bf16_pairs_abs_max_bits<kN / 2u>([&](unsigned i) { return words[i]; });
 }
 
 }  // namespace swiglu_detail
@@ -260,7 +382,7 @@ MXV_HD void swiglu_bf16_body(Ctx& ctx, const SwigluParams& p) {
 /// input the portable exp and the IEEE division are most of the per-output cost, and runtime
 /// selects or shuffles around them would add to it; with bf16 input the block first stages the
 /// gate-factor table (kernels/swiglu_gate_table.h) and most gates cost one shared load. The
-/// activation stays a runtime choice (a uniform branch per group of 8 outputs), which halves the
+/// activation stays a runtime choice (a uniform branch per 8 outputs, 16 with bf16 input), which halves the
 /// number of kernels to compile. Blocks with a NaN or Inf activation make each NaN canonical and
 /// take the recipe's NaN policy for the amax and the general encoder; all others the non-NaN
 /// encoder (with a bf16 intermediate, the one that reads the signs from the packed bf16 pairs).
@@ -298,13 +420,20 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
       continue;
     }
     float act[kBlock];
-    MXV_SWIGLU_UNROLL
-    for (unsigned q = 0; q < kBlock / 8u; ++q) {
-      const auto j0 = static_cast<Index>(k * kBlock + 8u * q);
-      if constexpr (kBf16) {
-        swiglu_detail::activate8_tabled<Index>(ctx, p.in, gate_table, row, j0, act + 8u * q);
-      } else {
-        swiglu_detail::activate8<0, -1, Index>(ctx, p.in, row, j0, act + 8u * q);
+    if constexpr (kBf16) {
+      MXV_SWIGLU_UNROLL
+      for (unsigned h = 0; h < kBlock / 16u; ++h) {
+        Vec16 loaded[4];
+        swiglu_detail::load_bf16_vectors16<Index>(ctx, p.in, row, static_cast<Index>(k * kBlock + 16u * h), loaded);
+        std::uint32_t gate_w[8];
+        std::uint32_t up_w[8];
+        swiglu_detail::split_bf16_vectors16(p.in.placement.group, loaded, gate_w, up_w);
+        swiglu_detail::activate_bf16_pairs16(ctx, p.in, gate_table, gate_w, up_w, act + 16u * h);
+      }
+    } else {
+      MXV_SWIGLU_UNROLL
+      for (unsigned q = 0; q < kBlock / 8u; ++q) {
+        swiglu_detail::activate8<0, -1, Index>(ctx, p.in, row, static_cast<Index>(k * kBlock + 8u * q), act + 8u * q);
       }
     }
     std::uint32_t bf16_words[kBlock / 2u];
@@ -314,6 +443,7 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
     const bool finite = raw < qrules::kInfBits;
     std::uint32_t key = raw;
     if (!finite) {  // an Inf or a NaN: the contract's NaN payload, the recipe's NaN policy for the amax
+      if (p.round_to_bf16) swiglu_detail::widen_bf16_words<kBlock>(bf16_words, act);
       key = 0;
       MXV_SWIGLU_UNROLL
       for (unsigned j = 0; j < kBlock; ++j) {
@@ -333,7 +463,11 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
       if (!finite) {
         out[o] = fp4_block::pack_e2m1_word<8>(value, c.multiplier);
       } else if (p.round_to_bf16) {  // the signs straight from the bf16 pairs (the multiplier is positive)
-        out[o] = fp4_block::pack_e2m1_word_bf16_non_nan(value, bf16_words[4u * o], bf16_words[4u * o + 1u],
+        const auto rounded = [&](unsigned j) {  // act holds the values before rounding
+          const std::uint32_t w = bf16_words[4u * o + j / 2u];
+          return cvt::float_of((j & 1u) != 0u ? w & 0xFFFF0000u : w << 16);
+        };
+        out[o] = fp4_block::pack_e2m1_word_bf16_non_nan(rounded, bf16_words[4u * o], bf16_words[4u * o + 1u],
                                                         bf16_words[4u * o + 2u], bf16_words[4u * o + 3u], c.multiplier,
                                                         saturate);
       } else {

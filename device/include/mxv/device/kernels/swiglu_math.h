@@ -54,13 +54,14 @@ MXV_HD MXV_FORCEINLINE bool is_nan(float x) { return (cvt::bits_of(x) & 0x7FFFFF
 /// A NaN becomes the canonical quiet NaN (the contract fixes one payload for CPU and GPU).
 MXV_HD MXV_FORCEINLINE float canonical(float x) { return is_nan(x) ? cvt::float_of(kQuietNan) : x; }
 
-/// exp(x) from fma/add/mul in the reference's documented order (portable_exp.h steps 0-4).
-/// Steps 1-4 run for every input and step 0's three cases (NaN, overflow, underflow) select their
-/// results at the end, without branches: on sm_90 the three tested branches cost about 14 of the
-/// 33 instructions of one exp in the fused kernel. For the inputs step 0 catches, the arithmetic
-/// below computes a value that is then discarded; its integer steps are unsigned or cannot
-/// overflow, so no input has undefined behaviour.
-MXV_HD MXV_FORCEINLINE float exp_portable(float x) {
+/// exp(x) from fma/add/mul in the reference's documented order (portable_exp.h steps 0-4), except
+/// that a NaN input gives a NaN of unspecified payload (the arithmetic carries it through) rather
+/// than the canonical one. Steps 1-4 run for every input and step 0's overflow and underflow
+/// cases select their results at the end, without branches: on sm_90 the three tested branches
+/// cost about 14 of the 33 instructions of one exp in the fused kernel. For the inputs step 0
+/// catches, the arithmetic below computes a value that is then discarded; its integer steps are
+/// unsigned or cannot overflow, so no input has undefined behaviour.
+MXV_HD MXV_FORCEINLINE float exp_portable_any_nan(float x) {
   // Step 1: t = fma(x, log2e, 1.5*2^23); n from t's low mantissa bits; nf = t - shift (exact).
   const float shift = 0x1.8p+23f;
   const float t = fma_rn(x, 0x1.715476p+0f, shift);
@@ -84,23 +85,30 @@ MXV_HD MXV_FORCEINLINE float exp_portable(float x) {
   const std::int32_t n2 = n - n1;
   const float f1 = cvt::float_of(static_cast<std::uint32_t>(n1 + 127) << 23);
   const float f2 = cvt::float_of(static_cast<std::uint32_t>(n2 + 127) << 23);
+  // A NaN x made t, nf, r, q and p NaN, and a NaN times anything is a NaN; both tests below are
+  // false for it.
   float result = mul_rn(mul_rn(p, f1), f2);
-  // Step 0: underflow, overflow (these bounds are exact fp32 values), then NaN, which wins.
+  // Step 0: underflow, overflow (these bounds are exact fp32 values).
   result = x < -104.0f ? 0.0f : result;
-  result = x > 0x1.62e42ep+6f ? cvt::float_of(0x7F800000u) : result;
-  return is_nan(x) ? cvt::float_of(kQuietNan) : result;
+  return x > 0x1.62e42ep+6f ? cvt::float_of(0x7F800000u) : result;
+}
+
+/// exp(x) exactly as the reference (portable_exp.h steps 0-4), a NaN input giving the canonical NaN.
+MXV_HD MXV_FORCEINLINE float exp_portable(float x) {
+  return is_nan(x) ? cvt::float_of(kQuietNan) : exp_portable_any_nan(x);
 }
 
 // Each activation is (a factor of the gate alone) * (a factor of up alone), one correctly rounded
 // product. The gate factor is split out because it depends on g only: for a bf16 gate the fused
 // kernel reads it from a table of every bf16 value the table covers (kernels/swiglu_gate_table.h),
-// filled by these same functions. The products leave a NaN as it comes; the contract's one NaN
+// filled by these same functions. The factors and products give some NaN for a NaN (the gate
+// factor's exp leaves its payload unspecified, exp_portable_any_nan); the contract's one NaN
 // payload is `canonical`'s, applied by the kernels where a NaN can be stored (the fused kernel
 // only in a block that holds one, so finite blocks skip the check).
 
 /// silu's gate factor: e = exp(-g); d = 1 + e; s = g / d.
 MXV_HD MXV_FORCEINLINE float silu_gate(float g) {
-  const float e = exp_portable(-g);
+  const float e = exp_portable_any_nan(-g);
   const float d = add_rn(1.0f, e);
   return div_rn(g, d);
 }
@@ -110,7 +118,7 @@ MXV_HD MXV_FORCEINLINE float silu_gate(float g) {
 MXV_HD MXV_FORCEINLINE float clamped_gate(float g, float alpha, float limit) {
   const float gc = g > limit ? limit : g;
   const float a = mul_rn(alpha, gc);
-  const float e = exp_portable(-a);
+  const float e = exp_portable_any_nan(-a);
   const float d = add_rn(1.0f, e);
   const float sig = div_rn(1.0f, d);
   return mul_rn(gc, sig);
@@ -122,10 +130,10 @@ MXV_HD MXV_FORCEINLINE float clamped_up(float u, float limit) {
   return add_rn(uc, 1.0f);
 }
 
-/// silu(g) * u, NaN as it comes.
+/// silu(g) * u (a NaN gives some NaN).
 MXV_HD MXV_FORCEINLINE float silu_product(float g, float u) { return mul_rn(silu_gate(g), u); }
 
-/// gpt-oss clamped SwiGLU: (g' * sigmoid(alpha * g')) * (u' + 1), NaN as it comes.
+/// gpt-oss clamped SwiGLU: (g' * sigmoid(alpha * g')) * (u' + 1) (a NaN gives some NaN).
 MXV_HD MXV_FORCEINLINE float clamped_product(float g, float u, float alpha, float limit) {
   return mul_rn(clamped_gate(g, alpha, limit), clamped_up(u, limit));
 }

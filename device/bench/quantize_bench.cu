@@ -9,7 +9,8 @@
 // 50 MB L2 (each input here is >= 100 MB), inputs random (never zeros). The kernels launch through
 // CudaBackend's entries with the host launchers' plans, i.e. exactly what the tests verify.
 //
-// Run on the GPU machine: build/gpu/device/quantize_bench [--reps N]; prints one table.
+// Run on the GPU machine: build/gpu/device/quantize_bench [--reps N] [--only quantize|swiglu];
+// prints one table.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -49,8 +50,16 @@ void print(const Row& r, double copy_gbs) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --only quantize|swiglu: one section (an A/B comparison of one kernel need not pay for the other's
+  // input generation and launches).
+  std::string only;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--reps") g_timing.reps = std::max(5, std::atoi(argv[i + 1]));
+    if (std::string(argv[i]) == "--only") only = argv[i + 1];
+  }
+  if (!only.empty() && only != "quantize" && only != "swiglu") {
+    std::fprintf(stderr, "quantize_bench: --only takes quantize or swiglu, not '%s'\n", only.c_str());
+    return 2;
   }
   auto backend_ptr = cuda_backend_or_exit("quantize_bench");
   auto& be = static_cast<CudaBackend&>(*backend_ptr);
@@ -60,64 +69,68 @@ int main(int argc, char** argv) {
 
   // ---- quantize ----
   const std::int64_t M = 16384, K = 7168;
-  // The rotated inputs of one type, drawn once and shared by both presets.
-  std::vector<std::vector<std::uint8_t>> host_inputs[2];
-  for (const bool bf16 : {true, false}) {
-    for (int r = 0; r < kRotate; ++r) {
-      host_inputs[bf16].push_back(random_normal_bytes(static_cast<std::size_t>(M * K), bf16, 100 + static_cast<std::uint64_t>(r)));
-    }
-  }
-  for (const char* preset : {"nvfp4_te", "mxfp4_nvidia"}) {
+  if (only != "swiglu") {
+    // The rotated inputs of one type, drawn once and shared by both presets.
+    std::vector<std::vector<std::uint8_t>> host_inputs[2];
     for (const bool bf16 : {true, false}) {
-      QuantizeProblem prob;
-      prob.recipe = Recipe::by_name(preset);
-      prob.input_type = bf16 ? WideType::kBf16 : WideType::kFp32;
-      prob.rows = M;
-      prob.cols = K;
-      prob.scale_layout = ScaleLayout::kSwizzled128x4;
-      const QuantizePlan plan = plan_quantize(prob);
-      std::vector<DeviceBuffer> inputs;
-      for (const auto& host : host_inputs[bf16]) inputs.push_back(be.alloc_upload(std::span<const std::uint8_t>(host), "input"));
-      QuantizeBuffers out = alloc_quantize_buffers(be, plan);
-      QuantizeParams q = plan.params;
-      q.elements = out.elements.as<std::uint8_t>();
-      q.scales = out.scales.as<std::uint8_t>();
-      q.amax_bits = out.amax.as<std::uint32_t>();
-      q.s_dec_out = out.s_dec.as<float>();
-      AmaxParams a = plan.amax_params;
-      a.amax_bits = q.amax_bits;
-      const std::string tag = std::string(preset) + (bf16 ? " bf16 " : " fp32 ") + std::to_string(M) + "x" + std::to_string(K);
-      const double in_b = static_cast<double>(plan.input_bytes);
-      const double out_b = static_cast<double>(plan.element_bytes + plan.scale_bytes);
-      if (plan.launches_amax) {
-        const double amax_ms = median_ms(be, g_timing, [&](int i) {
-          check(cudaMemsetAsync(out.amax.data(), 0, 4, s), "memset");
-          a.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
-          be.launch(plan.amax_launch, a);
-        });
-        print({"amax " + tag, in_b, amax_ms}, copy_gbs);
+      for (int r = 0; r < kRotate; ++r) {
+        host_inputs[bf16].push_back(random_normal_bytes(static_cast<std::size_t>(M * K), bf16, 100 + static_cast<std::uint64_t>(r)));
       }
-      const double q_ms = median_ms(be, g_timing, [&](int i) {
-        q.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
-        be.launch(plan.quantize_launch, q);
-      });
-      print({plan.quantize_launch.kernel + " " + tag, in_b + out_b, q_ms}, copy_gbs);
-      if (plan.launches_amax) {
-        const double both_ms = median_ms(be, g_timing, [&](int i) {
-          check(cudaMemsetAsync(out.amax.data(), 0, 4, s), "memset");
-          a.input = q.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
-          be.launch(plan.amax_launch, a);
+    }
+    for (const char* preset : {"nvfp4_te", "mxfp4_nvidia"}) {
+      for (const bool bf16 : {true, false}) {
+        QuantizeProblem prob;
+        prob.recipe = Recipe::by_name(preset);
+        prob.input_type = bf16 ? WideType::kBf16 : WideType::kFp32;
+        prob.rows = M;
+        prob.cols = K;
+        prob.scale_layout = ScaleLayout::kSwizzled128x4;
+        const QuantizePlan plan = plan_quantize(prob);
+        std::vector<DeviceBuffer> inputs;
+        for (const auto& host : host_inputs[bf16]) inputs.push_back(be.alloc_upload(std::span<const std::uint8_t>(host), "input"));
+        QuantizeBuffers out = alloc_quantize_buffers(be, plan);
+        QuantizeParams q = plan.params;
+        q.elements = out.elements.as<std::uint8_t>();
+        q.scales = out.scales.as<std::uint8_t>();
+        q.amax_bits = out.amax.as<std::uint32_t>();
+        q.s_dec_out = out.s_dec.as<float>();
+        AmaxParams a = plan.amax_params;
+        a.amax_bits = q.amax_bits;
+        const std::string tag = std::string(preset) + (bf16 ? " bf16 " : " fp32 ") + std::to_string(M) + "x" + std::to_string(K);
+        const double in_b = static_cast<double>(plan.input_bytes);
+        const double out_b = static_cast<double>(plan.element_bytes + plan.scale_bytes);
+        if (plan.launches_amax) {
+          const double amax_ms = median_ms(be, g_timing, [&](int i) {
+            check(cudaMemsetAsync(out.amax.data(), 0, 4, s), "memset");
+            a.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
+            be.launch(plan.amax_launch, a);
+          });
+          print({"amax " + tag, in_b, amax_ms}, copy_gbs);
+        }
+        const double q_ms = median_ms(be, g_timing, [&](int i) {
+          q.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
           be.launch(plan.quantize_launch, q);
         });
-        print({"amax+quantize " + tag + " (2 reads)", 2 * in_b + out_b, both_ms}, copy_gbs);
+        print({plan.quantize_launch.kernel + " " + tag, in_b + out_b, q_ms}, copy_gbs);
+        if (plan.launches_amax) {
+          const double both_ms = median_ms(be, g_timing, [&](int i) {
+            check(cudaMemsetAsync(out.amax.data(), 0, 4, s), "memset");
+            a.input = q.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
+            be.launch(plan.amax_launch, a);
+            be.launch(plan.quantize_launch, q);
+          });
+          print({"amax+quantize " + tag + " (2 reads)", 2 * in_b + out_b, both_ms}, copy_gbs);
+        }
+        be.clear_launch_log();
       }
-      be.clear_launch_log();
     }
+
   }
 
   // ---- swiglu: fused vs unfused ----
   const std::int64_t R = 16384, I = 2048;
   for (const bool bf16 : {true, false}) {
+    if (only == "quantize") break;
     // Drawn once per input type: the layouts only read the same bytes as gate/up differently.
     std::vector<std::vector<std::uint8_t>> host_gate_up;
     for (int r = 0; r < kRotate; ++r) {

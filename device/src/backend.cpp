@@ -15,6 +15,7 @@ std::string LaunchPlan::describe() const {
   std::ostringstream os;
   os << kernel << " grid=(" << grid.x << "," << grid.y << "," << grid.z << ") block=(" << block.x
      << "," << block.y << "," << block.z << ") smem=" << dynamic_smem_bytes;
+  if (one_wave) os << " one_wave";
   return os.str();
 }
 
@@ -32,6 +33,7 @@ void validate_launch_plan(const LaunchPlan& plan) {
     fail("a block must have <= 1024 threads");
   }
   if (plan.dynamic_smem_bytes > kMaxStaticPlusDynamicSmem) fail("dynamic shared memory must be <= 48 KiB");
+  if (plan.one_wave && (plan.grid.y != 1u || plan.grid.z != 1u)) fail("a one-wave grid must be one-dimensional");
 }
 
 std::optional<LaunchPlan> linear_launch_plan(std::string_view kernel, std::uint64_t items, std::uint64_t per_block,

@@ -88,10 +88,12 @@ SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem) {
   q.items = q.scale_rows * q.kb_slots;
   plan.launch.kernel = to_string(SwigluQuantizeVariant::kFused);
   plan.launch.block = {kSwigluBlockThreads, 1, 1};
-  // One thread per scale slot, about 4 slots per thread (8 with bf16 input, whose blocks first
-  // stage the 32 KiB gate-factor table): the one-time index division and staging are amortised.
-  const std::uint64_t per_thread = q.in.input_bf16 ? 8u : 4u;
+  // One thread per scale slot, about 4 slots per thread: the one-time index division is
+  // amortised. With bf16 input every block first stages the 32 KiB gate-factor table, so the CUDA
+  // backend runs one wave of resident blocks (LaunchPlan::one_wave) that stride over all slots.
+  const std::uint64_t per_thread = 4u;
   plan.launch.grid = {blocks_for((q.items + per_thread - 1) / per_thread), 1, 1};
+  plan.launch.one_wave = q.in.input_bf16;
   validate_launch_plan(plan.launch);
   plan.input_bytes = q.in.rows * 2u * q.in.inter * (q.in.input_bf16 ? 2u : 4u);
   plan.element_bytes = q.in.rows * q.in.inter / 2u;

@@ -105,6 +105,22 @@ TEST(LaunchPlan, ValidationNamesTheLimit) {
   EXPECT_THROW(validate_launch_plan({"", {1, 1, 1}, {1, 1, 1}, 0}), std::invalid_argument);
 }
 
+// A one-wave plan (the CUDA backend caps its grid.x at the resident blocks) strides over x alone,
+// and says so in its description.
+TEST(LaunchPlan, OneWaveIsOneDimensionalAndDescribed) {
+  LaunchPlan plan{"k", {4096, 1, 1}, {256, 1, 1}, 0};
+  plan.one_wave = true;
+  EXPECT_NO_THROW(validate_launch_plan(plan));
+  EXPECT_EQ(plan.describe(), "k grid=(4096,1,1) block=(256,1,1) smem=0 one_wave");
+  plan.grid.y = 2;
+  try {
+    validate_launch_plan(plan);
+    FAIL() << "a two-dimensional one-wave grid passed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("one-dimensional"), std::string::npos) << e.what();
+  }
+}
+
 // Every variant a family lists maps back from its name, and the names (which plans, launch logs,
 // coalescing reports and `mxv verify` carry) are the ones the tests assert, each once.
 TEST(KernelFamilies, EveryVariantNameMapsBackToItsVariantOnce) {

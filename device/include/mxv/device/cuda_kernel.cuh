@@ -1,7 +1,7 @@
 // The __global__ wrappers of every kernel (docs/design.md section 3.4, "One kernel source, two
 // executions"): one per Kernel of a family (kernel_family.h), passing a CudaCtx to Kernel::run,
-// bounded by the kernel's own __launch_bounds__ and started with the plan's geometry and dynamic
-// shared memory. Only the per-family translation units that device/CMakeLists.txt generates
+// bounded by the kernel's own __launch_bounds__ and started with the plan's geometry (grid.x cut
+// to the resident blocks for a one-wave plan, LaunchPlan::one_wave) and dynamic shared memory. Only the per-family translation units that device/CMakeLists.txt generates
 // include this header.
 #pragma once
 
@@ -31,16 +31,36 @@ __global__ void unbounded_kernel(const typename Kernel::Params p) {
 
 }  // namespace
 
+/// The blocks of `kernel` (block size `threads`, `smem` dynamic bytes) the current device holds at
+/// once: the occupancy calculator's blocks per SM times the SMs; 0 when the runtime cannot tell.
+template <class Params>
+unsigned resident_blocks(void (*kernel)(Params), unsigned threads, std::size_t smem) {
+  int device = 0, sms = 0, per_sm = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads), smem) != cudaSuccess) {
+    return 0;
+  }
+  return static_cast<unsigned>(sms) * static_cast<unsigned>(per_sm);
+}
+
 template <KernelFamily Family>
 bool launch_on_cuda(const LaunchPlan& plan, const typename Family::Params& params, void* stream) {
-  const dim3 grid = to_dim3(plan.grid), block = to_dim3(plan.block);
+  dim3 grid = to_dim3(plan.grid);
+  const dim3 block = to_dim3(plan.block);
   const auto s = static_cast<cudaStream_t>(stream);
   return with_kernel<Family>(plan, params, [&]<class Kernel>() {
+    void (*kernel)(typename Kernel::Params) = nullptr;  // only the wrapper the kernel uses is instantiated
     if constexpr (Kernel::kMaxThreads > 0) {
-      bounded_kernel<Kernel><<<grid, block, plan.dynamic_smem_bytes, s>>>(params);
+      kernel = &bounded_kernel<Kernel>;
     } else {
-      unbounded_kernel<Kernel><<<grid, block, plan.dynamic_smem_bytes, s>>>(params);
+      kernel = &unbounded_kernel<Kernel>;
     }
+    if (plan.one_wave) {
+      const unsigned resident = resident_blocks(kernel, block.x * block.y * block.z, plan.dynamic_smem_bytes);
+      if (resident > 0 && grid.x > resident) grid.x = resident;
+    }
+    kernel<<<grid, block, plan.dynamic_smem_bytes, s>>>(params);
   });
 }
 

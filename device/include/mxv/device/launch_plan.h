@@ -29,11 +29,16 @@ struct LaunchPlan {
   Dim3 grid{};
   Dim3 block{};
   std::size_t dynamic_smem_bytes = 0;
+  /// For a kernel whose blocks stride over grid.x and each pay a setup first (a staged table): the
+  /// CUDA backend launches at most the blocks the device holds at once, one wave (grid.x capped by
+  /// the occupancy calculator; y and z must be 1). Other backends run the grid as planned. The
+  /// results are the same either way: every block strides over the whole range.
+  bool one_wave = false;
 
   std::uint64_t threads() const {
     return std::uint64_t{grid.x} * grid.y * grid.z * block.x * block.y * block.z;
   }
-  /// "dequantize_tiled grid=(8,2,1) block=(8,32,1) smem=0"
+  /// "dequantize_tiled grid=(8,2,1) block=(8,32,1) smem=0" (" one_wave" after it when set)
   std::string describe() const;
 };
 

@@ -57,7 +57,7 @@ MXV_HD MXV_FORCEINLINE float canonical(float x) { return is_nan(x) ? cvt::float_
 /// exp(x) from fma/add/mul in the reference's documented order (portable_exp.h steps 0-4), except
 /// that a NaN input gives a NaN of unspecified payload (the arithmetic carries it through) rather
 /// than the canonical one. Steps 1-4 run for every input and step 0's overflow and underflow
-/// cases select their results at the end, without branches: on sm_90 the three tested branches
+/// cases select their results at the end, without branches: on sm_90, step 0 as tested branches
 /// cost about 14 of the 33 instructions of one exp in the fused kernel. For the inputs step 0
 /// catches, the arithmetic below computes a value that is then discarded; its integer steps are
 /// unsigned or cannot overflow, so no input has undefined behaviour.

@@ -1,6 +1,6 @@
 // Random inputs of the GPU benchmarks, drawn on all host cores. The benches rotate several inputs
 // of 100 MB and more; one core draws a 16384 x 7168 input in seconds, and quantize_bench needs
-// two dozen of them while it holds the GPU.
+// a dozen inputs of that order while it holds the GPU.
 #pragma once
 
 #include <algorithm>

@@ -91,6 +91,13 @@ MXV_HD MXV_FORCEINLINE std::uint32_t bf16_pairs_abs_max_bits(Word word) {
   return qrules::max_u32(pair >> 16, pair & 0xFFFFu) << 16;
 }
 
+/// Element `j` of packed bf16 pairs (element 2i in the low half of words[i], 2i + 1 in the high
+/// half), widened to fp32 (exact): a shift or a mask.
+MXV_HD MXV_FORCEINLINE float bf16_pair_element(const std::uint32_t* words, unsigned j) {
+  const std::uint32_t w = words[j >> 1];
+  return cvt::float_of((j & 1u) != 0u ? w & 0xFFFF0000u : w << 16);
+}
+
 /// A lane's `kN` (even) elements scaled by `multiplier` and packed to E2M1: element j in bits
 /// [4j+3:4j] (byte j/2 holds elements j, j+1 with the even one low), the word a 2- (kN = 4) or
 /// 4-byte (kN = 8) store writes. `value(j)` yields element j in fp32. Any input, NaN included
@@ -187,23 +194,17 @@ MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_non_nan(Value value, float m
 }
 
 /// pack_e2m1_word_non_nan of 8 bf16 elements held as the words w0..w3 (element 2i in the low half
-/// of w_i): each half widened to fp32 (a shift or a mask), its magnitude multiplied (|x| is an
+/// of w_i): each half widened to fp32 (bf16_pair_element), its magnitude multiplied (|x| is an
 /// operand modifier of the multiply on the GPU), the signs taken from the words at once
 /// (bf16_sign_nibbles).
-template <class Value>
-MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_non_nan(Value value, std::uint32_t w0, std::uint32_t w1,
-                                                                 std::uint32_t w2, std::uint32_t w3, float multiplier,
-                                                                 bool saturate) {
-#if MXV_HW_CVT_FP4_E8M0
-  (void)w0, (void)w1, (void)w2, (void)w3, (void)saturate;
-  return pack_e2m1_word<8>(value, multiplier);
-#else
-  (void)value;
+MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_non_nan(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2,
+                                                                 std::uint32_t w3, float multiplier, bool saturate) {
   const std::uint32_t w[4] = {w0, w1, w2, w3};
-  const auto magnitude = [&](unsigned j) {
-    const std::uint32_t half = (j & 1u) != 0u ? w[j >> 1] & 0xFFFF0000u : w[j >> 1] << 16;
-    return qrules::mul_rn(cvt::abs_f32(cvt::float_of(half)), multiplier);
-  };
+#if MXV_HW_CVT_FP4_E8M0
+  (void)saturate;
+  return pack_e2m1_word<8>([&](unsigned j) { return bf16_pair_element(w, j); }, multiplier);
+#else
+  const auto magnitude = [&](unsigned j) { return qrules::mul_rn(cvt::abs_f32(bf16_pair_element(w, j)), multiplier); };
   const std::uint32_t signs = bf16_sign_nibbles(w0, w1, w2, w3);
   return (saturate ? pack_e2m1_magnitudes<true>(magnitude) : pack_e2m1_magnitudes<false>(magnitude)) | signs;
 #endif

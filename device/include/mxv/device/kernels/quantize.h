@@ -218,7 +218,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
         if (!finite) {
           out[o] = fp4_block::pack_e2m1_word<8>(value, c.multiplier);
         } else if constexpr (kBf16) {
-          out[o] = fp4_block::pack_e2m1_word_bf16_non_nan(value, word(4u * o), word(4u * o + 1u), word(4u * o + 2u),
+          out[o] = fp4_block::pack_e2m1_word_bf16_non_nan(word(4u * o), word(4u * o + 1u), word(4u * o + 2u),
                                                           word(4u * o + 3u), c.multiplier, saturate);
         } else {
           out[o] = fp4_block::pack_e2m1_word_non_nan(value, c.multiplier, saturate);

@@ -119,6 +119,16 @@ MXV_HD MXV_FORCEINLINE void deinterleave(const float* raw, float* gate, float* u
   }
 }
 
+/// The gate column of activated output `j` (a multiple of 8) when gate and up lie in two runs of
+/// 8 (group g % 8 == 0): halves (g == 0) j, interleaved(g) (j / g) * 2g + j % g (interleaved(8), the
+/// common layout, without the runtime division). The up column is g (halves: I) columns later.
+template <class Index>
+MXV_HD MXV_FORCEINLINE Index gate_column(std::uint32_t g, Index j) {
+  if (g == 0u) return j;
+  if (g == 8u) return static_cast<Index>(2u * j);
+  return static_cast<Index>((j / g) * 2u * g + j % g);
+}
+
 /// The 8 gates and 8 ups of activated outputs j0 .. j0+7 of `row` (j0 a multiple of 8), widened
 /// to fp32. `kBf16` fixes the input type at compile time (-1: read it from `in`).
 template <int kBf16 = -1, class Index = std::uint64_t, class Ctx>
@@ -126,15 +136,9 @@ MXV_HD MXV_FORCEINLINE void load_gate_up8(Ctx& ctx, const SwigluInput& in, Index
   const std::uint32_t g = in.placement.group;
   const auto inter = static_cast<Index>(in.inter);
   if (g % 8u == 0u) {  // two runs of 8: halves (g == 0) or interleaved(8k)
-    // halves: gate = [0, I), up = [I, 2I); interleaved(8k): 8 gates, then g columns later 8 ups
-    // (interleaved(8), the common layout, without the runtime division). One load sequence for
-    // both, so neither pays for moving its values into the other's registers.
-    Index gcol = j0;
-    Index ucol = static_cast<Index>(inter + j0);
-    if (g != 0u) {
-      gcol = g == 8u ? static_cast<Index>(2u * j0) : static_cast<Index>((j0 / g) * 2u * g + j0 % g);
-      ucol = static_cast<Index>(gcol + g);
-    }
+    // One load sequence for both, so neither pays for moving its values into the other's registers.
+    const Index gcol = gate_column<Index>(g, j0);
+    const Index ucol = static_cast<Index>(gcol + (g == 0u ? inter : Index{g}));
     load_run<kBf16>(ctx, in, row, gcol, 8, gate);
     load_run<kBf16>(ctx, in, row, ucol, 8, up);
   } else {  // interleaved(g), g | 8: 16 contiguous columns hold 8/g (gate run, up run) pairs
@@ -183,16 +187,6 @@ MXV_HD MXV_FORCEINLINE SharedPtr<float> stage_gate_table(Ctx& ctx, GlobalPtr<flo
   }
   ctx.syncthreads();
   return {reinterpret_cast<float*>(staged.raw)};
-}
-
-/// The gate column of activated output `j` (a multiple of 8) when gate and up lie in two runs of
-/// 8 (group g % 8 == 0): halves (g == 0) j, interleaved(g) (j / g) * 2g + j % g (interleaved(8), the
-/// common layout, without the runtime division). The up column is g (halves: I) columns later.
-template <class Index>
-MXV_HD MXV_FORCEINLINE Index gate_column(std::uint32_t g, Index j) {
-  if (g == 0u) return j;
-  if (g == 8u) return static_cast<Index>(2u * j);
-  return static_cast<Index>((j / g) * 2u * g + j % g);
 }
 
 /// Splits the 8 words (16 contiguous columns) of interleaved(kG) bf16 input, kG dividing 8, into
@@ -291,8 +285,6 @@ MXV_HD MXV_FORCEINLINE void activate_bf16_pairs16(Ctx& ctx, const SwigluInput& i
     outside |= slots[i];
   }
   const bool clamped = in.activation == Activation::kSwigluClamped;
-  const auto low = [](std::uint32_t w) { return cvt::float_of(w << 16); };
-  const auto high = [](std::uint32_t w) { return cvt::float_of(w & 0xFFFF0000u); };
   if ((outside & kGateTableOutside2) == 0u) {
     // The factor of slot s lies 4s bytes into the table. With every low slot below 2^13, a word's
     // high slot times 4 is its slots shifted right by 14 (one instruction).
@@ -303,8 +295,10 @@ MXV_HD MXV_FORCEINLINE void activate_bf16_pairs16(Ctx& ctx, const SwigluInput& i
     const auto tabled = [&](auto up_factor) {
       MXV_SWIGLU_UNROLL
       for (unsigned i = 0; i < 8; ++i) {
-        out[2u * i] = swiglu_math::mul_rn(factor_at((slots[i] & 0xFFFFu) * 4u), up_factor(low(up[i])));
-        out[2u * i + 1u] = swiglu_math::mul_rn(factor_at(slots[i] >> 14), up_factor(high(up[i])));
+        out[2u * i] = swiglu_math::mul_rn(factor_at((slots[i] & 0xFFFFu) * 4u),
+                                          up_factor(fp4_block::bf16_pair_element(up, 2u * i)));
+        out[2u * i + 1u] =
+            swiglu_math::mul_rn(factor_at(slots[i] >> 14), up_factor(fp4_block::bf16_pair_element(up, 2u * i + 1u)));
       }
     };
     if (clamped) {
@@ -316,11 +310,9 @@ MXV_HD MXV_FORCEINLINE void activate_bf16_pairs16(Ctx& ctx, const SwigluInput& i
     float g[16];
     float u[16];
     MXV_SWIGLU_UNROLL
-    for (unsigned i = 0; i < 8; ++i) {
-      g[2u * i] = low(gate[i]);
-      g[2u * i + 1u] = high(gate[i]);
-      u[2u * i] = low(up[i]);
-      u[2u * i + 1u] = high(up[i]);
+    for (unsigned j = 0; j < 16; ++j) {
+      g[j] = fp4_block::bf16_pair_element(gate, j);
+      u[j] = fp4_block::bf16_pair_element(up, j);
     }
     activate_loaded8(in, clamped, g, u, out);
     activate_loaded8(in, clamped, g + 8, u + 8, out + 8);
@@ -331,7 +323,7 @@ MXV_HD MXV_FORCEINLINE void activate_bf16_pairs16(Ctx& ctx, const SwigluInput& i
 /// `words` (word i: value 2i in bits [15:0], 2i+1 in [31:16]) and returns the rounded block's
 /// largest magnitude from the packed pairs (as fp32 bits: a NaN's exceed Inf's). `v` is left as it
 /// was: finite blocks encode straight from the words, and only blocks with an Inf or a NaN widen
-/// them back (widen_bf16_words). half2_from_f32_finite equals bf16_from_f32 on every non-NaN value
+/// them back (fp4_block::bf16_pair_element). half2_from_f32_finite equals bf16_from_f32 on every non-NaN value
 /// and turns a NaN into some NaN (the payload differs between the hardware and the software
 /// path); the caller makes every NaN canonical before using it, so the payload never shows.
 template <unsigned kN>
@@ -339,16 +331,6 @@ MXV_HD MXV_FORCEINLINE std::uint32_t round_block_to_bf16(const float* v, std::ui
   MXV_SWIGLU_UNROLL
   for (unsigned i = 0; i < kN / 2u; ++i) words[i] = cvt::half2_from_f32_finite<true>(v[2u * i + 1u], v[2u * i]);
   return fp4_block::bf16_pairs_abs_max_bits<kN / 2u>([&](unsigned i) { return words[i]; });
-}
-
-/// The values of round_block_to_bf16's words, widened back to fp32 into `v`.
-template <unsigned kN>
-MXV_HD MXV_FORCEINLINE void widen_bf16_words(const std::uint32_t* words, float* v) {
-  MXV_SWIGLU_UNROLL
-  for (unsigned i = 0; i < kN / 2u; ++i) {
-    v[2u * i] = cvt::float_of(words[i] << 16);
-    v[2u * i + 1u] = cvt::float_of(words[i] & 0xFFFF0000u);
-  }
 }
 
 }  // namespace swiglu_detail
@@ -443,7 +425,10 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
     const bool finite = raw < qrules::kInfBits;
     std::uint32_t key = raw;
     if (!finite) {  // an Inf or a NaN: the contract's NaN payload, the recipe's NaN policy for the amax
-      if (p.round_to_bf16) swiglu_detail::widen_bf16_words<kBlock>(bf16_words, act);
+      if (p.round_to_bf16) {
+        MXV_SWIGLU_UNROLL
+        for (unsigned j = 0; j < kBlock; ++j) act[j] = fp4_block::bf16_pair_element(bf16_words, j);
+      }
       key = 0;
       MXV_SWIGLU_UNROLL
       for (unsigned j = 0; j < kBlock; ++j) {
@@ -463,11 +448,7 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
       if (!finite) {
         out[o] = fp4_block::pack_e2m1_word<8>(value, c.multiplier);
       } else if (p.round_to_bf16) {  // the signs straight from the bf16 pairs (the multiplier is positive)
-        const auto rounded = [&](unsigned j) {  // act holds the values before rounding
-          const std::uint32_t w = bf16_words[4u * o + j / 2u];
-          return cvt::float_of((j & 1u) != 0u ? w & 0xFFFF0000u : w << 16);
-        };
-        out[o] = fp4_block::pack_e2m1_word_bf16_non_nan(rounded, bf16_words[4u * o], bf16_words[4u * o + 1u],
+        out[o] = fp4_block::pack_e2m1_word_bf16_non_nan(bf16_words[4u * o], bf16_words[4u * o + 1u],
                                                         bf16_words[4u * o + 2u], bf16_words[4u * o + 3u], c.multiplier,
                                                         saturate);
       } else {

@@ -423,23 +423,24 @@ emu::CoalescingReport quantize_coalescing(const Recipe& recipe, std::int64_t row
 // same sectors, which the GPU serves from L1 (DRAM reads each byte once: the quantize figures
 // and their ncu counters in BENCHMARKS.md). So the figure pinned here is exactly 0.5 with 32 sectors per
 // request: a mapping where lanes stop being adjacent blocks (more sectors per request, lower
-// efficiency) or a kernel that reloads data fails it. The packed codes are two 4-byte stores per
-// thread at an 8-byte lane stride (8 sectors per request, half used, the second store fills the
-// rest) and the scale bytes of a warp are 32 contiguous bytes (one sector, fully used). K = 1024
-// fp32 and 4 rows give 256 blocks: one launch block of 256 threads, every warp full.
+// efficiency) or a kernel that reloads data fails it. The packed codes are one 8-byte store per
+// thread, so a warp writes 256 contiguous bytes (8 whole sectors; two 4-byte stores wrote each
+// sector half at a time, twice the sector writes) and the scale bytes of a warp are 32 contiguous
+// bytes (one sector, fully used). K = 1024 fp32 and 4 rows give 256 blocks: one launch block of
+// 256 threads, every warp full.
 TEST(QuantizeCoalescing, emulated_VectorVariantLanesLoadAdjacentBlocks) {
   const emu::CoalescingReport r = quantize_coalescing(Recipe::nvfp4_te(), 4, 1024, 3);
   SCOPED_TRACE(describe_sites(r));
-  // One load statement in the source, issued kVecs times per thread; two code-word stores.
+  // One load statement in the source, issued kVecs times per thread; one code store.
   EXPECT_EQ(count_sites(r, emu::AccessKind::kLoad, 32, 32.0, 0.5), 1);
-  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 8.0, 0.5), 2);
+  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 8.0, 1.0), 1);
   EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 1.0, 1.0), 1);
 }
 
 // MX with fp32 input splits each 128-byte block between a lane pair (quantize_lanes_per_block):
 // each lane loads 64 bytes (16-byte loads at a 64-byte lane stride, 32 sectors a request, half
-// of each used, as for NVFP4 fp32 above) and stores its half of the codes as two words at an
-// 8-byte lane stride; only the pair's first lane stores the scale byte, so a warp's scale store
+// of each used, as for NVFP4 fp32 above) and stores its half of the codes in one 8-byte store (a
+// warp's 256 contiguous bytes); only the pair's first lane stores the scale byte, so a warp's scale store
 // has 16 lanes writing 16 contiguous bytes (one sector, half used). One lane per block would
 // instead store the codes as one 16-byte vector per lane and the scales from all 32 lanes.
 // K = 1024 fp32 and 4 rows give 128 blocks: 256 lanes, one launch block, every warp full.
@@ -447,9 +448,9 @@ TEST(QuantizeCoalescing, emulated_MxFp32LanePairsSplitEachBlock) {
   const emu::CoalescingReport r = quantize_coalescing(Recipe::by_name("mxfp4_nvidia"), 4, 1024, 5);
   SCOPED_TRACE(describe_sites(r));
   EXPECT_EQ(count_sites(r, emu::AccessKind::kLoad, 32, 32.0, 0.5), 1);
-  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 8.0, 0.5), 2);
+  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 8.0, 1.0), 1);
   EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 16, 1.0, 0.5), 1);
-  EXPECT_EQ(r.sites.size(), 4u);  // nothing else: MX reads no tensor amax
+  EXPECT_EQ(r.sites.size(), 3u);  // nothing else: MX reads no tensor amax
 }
 
 }  // namespace

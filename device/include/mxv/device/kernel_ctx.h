@@ -58,9 +58,9 @@ struct alignas(16) Vec16 {
 inline constexpr unsigned kWarpSize = 32;
 inline constexpr unsigned kFullMask = 0xffffffffu;
 
-/// Everything a kernel body may ask of its context. T below ranges over float, std::uint32_t,
-/// std::int32_t, std::uint16_t and std::uint8_t for memory; float, std::uint32_t and
-/// std::int32_t for shuffles.
+/// Everything a kernel body may ask of its context. T below ranges over float, std::uint64_t,
+/// std::uint32_t, std::int32_t, std::uint16_t and std::uint8_t for memory (an access of T is
+/// sizeof(T)-aligned); float, std::uint32_t and std::int32_t for shuffles.
 ///   Indices:   thread_idx(), block_idx(), block_dim(), grid_dim()            -> Dim3
 ///   Global:    load(GlobalPtr<T>, i) -> T;  store(GlobalPtr<T>, i, T)
 ///              load16(GlobalPtr<T>, i) -> Vec16   (16 bytes from element i; 16-byte aligned)

@@ -111,8 +111,8 @@ MXV_HD constexpr unsigned quantize_lanes_per_block(qrules::Scheme scheme, bool b
 /// The vector variant, one thread per scale slot (a lane pair for MX fp32, see
 /// quantize_lanes_per_block): the thread loads its block's 16 or 32 elements with 16-byte loads (2
 /// to 4 of them), reduces the block amax in registers, picks the scale once and stores the block's
-/// packed codes (8 bytes as two words for NVFP4, 16 bytes as one vector for MX) and its scale
-/// byte. No redundant per-lane scale arithmetic where the budget is tight: at the memory roofline
+/// packed codes (8 bytes per lane in one store, 16 for MX bf16 as one vector) and its scale byte.
+/// No redundant per-lane scale arithmetic where the budget is tight: at the memory roofline
 /// the H200 leaves about 20 instructions per bf16 element, and the per-block work (one E4M3 cvt,
 /// one IEEE reciprocal) costs about 2 of them when one thread owns the block. fp32 input leaves
 /// twice that budget, so there a lane pair may split a block: each lane loads and encodes its half,
@@ -227,10 +227,9 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
       const Index byte_off = row[s] * row_bytes + kcol[s] * (kBlock / 2u) + part * (kLaneElems / 2u);
       if constexpr (kOutWords == 4u) {
         ctx.store16(p.elements, byte_off, Vec16{{out[0], out[1], out[2], out[3]}});
-      } else {
-        const auto words = quantize_detail::retype<std::uint32_t>(p.elements);
-        ctx.store(words, byte_off / 4u, out[0]);
-        ctx.store(words, byte_off / 4u + 1u, out[1]);
+      } else {  // one 8-byte store (byte_off is a multiple of 8: whole NVFP4 blocks, MX half blocks)
+        const auto pairs = quantize_detail::retype<std::uint64_t>(p.elements);
+        ctx.store(pairs, byte_off / 8u, std::uint64_t{out[1]} << 32 | out[0]);
       }
       if (part == 0u) ctx.store(p.scales, scale_off, static_cast<std::uint8_t>(c.code));
     }

@@ -359,7 +359,7 @@ MXV_HD void swiglu_bf16_body(Ctx& ctx, const SwigluParams& p) {
 /// Fused: activation + block amax + scale + packed E2M1 in one pass, one thread per scale slot
 /// (kernels/quantize.h's vector variant applied to computed values): the thread activates its
 /// block's 16 or 32 outputs, keeps them in registers, picks the scale once and stores the packed
-/// codes (8 bytes as two words for NVFP4, 16 bytes as one vector for MX) and the scale byte. The
+/// codes (8 bytes in one store for NVFP4, 16 bytes as one vector for MX) and the scale byte. The
 /// scheme and input type are template parameters, so each kernel is straight-line code: with fp32
 /// input the portable exp and the IEEE division are most of the per-output cost, and runtime
 /// selects or shuffles around them would add to it; with bf16 input the block first stages the
@@ -458,10 +458,9 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
     const Index byte_off = row * row_bytes + k * (kBlock / 2u);
     if constexpr (kOutWords == 4u) {
       ctx.store16(p.elements, byte_off, Vec16{{out[0], out[1], out[2], out[3]}});
-    } else {
-      const GlobalPtr<std::uint32_t> words{reinterpret_cast<std::uint32_t*>(p.elements.raw)};
-      ctx.store(words, byte_off / 4u, out[0]);
-      ctx.store(words, byte_off / 4u + 1u, out[1]);
+    } else {  // one 8-byte store (byte_off is a multiple of 8)
+      const GlobalPtr<std::uint64_t> pairs{reinterpret_cast<std::uint64_t*>(p.elements.raw)};
+      ctx.store(pairs, byte_off / 8u, std::uint64_t{out[1]} << 32 | out[0]);
     }
     ctx.store(p.scales, scale_off, static_cast<std::uint8_t>(c.code));
   }

@@ -146,7 +146,7 @@ DequantizeLaunch plan_dequantize(const DequantizeArgs& a) {
   }
   if (tiled) {
     // Geometry (kernels/dequantize_tiled.h): K-packed weights take the "units" blocks (256 threads,
-    // each with 8 independent 16-byte stores and all their loads issued first); N-packed weights
+    // each with 4 independent 16-byte stores and all their loads issued first); N-packed weights
     // the "transpose" blocks (8 x 32, 256 rows staged with 16-byte loads and transposed in
     // registers) when N % 32 == 0, else the "rows64" blocks (8 x 64, byte staging).
     l.plan.kernel = to_string(DequantizeVariant::kTiled);

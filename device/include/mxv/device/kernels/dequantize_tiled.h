@@ -11,11 +11,13 @@
 // Three launch geometries, told apart by the block shape the launcher (dequantize.cpp) chose
 // (dequant_geometry; each geometry is its own kernel instantiation, kernels/dequantize.h):
 //  - "units" (block (256, 1, 1); K-packed [E, N, K/2]): a block covers 64 rows n x
-//    64 * kDequantUnits<out> k. Thread l handles rows n0 + l/8 and n0 + l/8 + 32 and that many
-//    64-k tiles, i.e. 8 stores of 16 bytes. All its packed words (one 32-bit / 16-bit load per
+//    64 * dequant_units(out) k. Thread l handles rows n0 + l/8 and n0 + l/8 + 32 and that many
+//    64-k tiles, i.e. 4 stores of 16 bytes. All its packed words (one 32-bit / 16-bit load per
 //    store: the 8 lanes of a row read 32 / 16 contiguous bytes) and scale bytes are loaded before
-//    the first value is computed, so 8 independent loads are in flight per thread (Little's law:
+//    the first value is computed, so 4 independent loads are in flight per thread (Little's law:
 //    with one store per thread, each thread would wait a full memory latency per 16 bytes written).
+//    Twice that per thread (8 stores) ran 1-1.5 points slower at 8 x 2048 x 4096 on the H200 and
+//    the same at the MoE shape: the larger blocks' last wave left SMs idle (BENCHMARKS.md).
 //  - "transpose" (block (8, 32); N-packed [E, K, N/2] with N % 32 == 0): a block covers 256 rows n
 //    x 64 k. It stages the tile's 64 k rows of 128 packed bytes with 16-byte loads (8 lanes per k
 //    row: each warp request is 4 full 128-byte lines) and the 4 (NVFP4) or 2 (MX) scale bytes of
@@ -100,9 +102,9 @@ MXV_HD constexpr DequantGeometry dequant_geometry(Dim3 block) {
                        : block.y == kTransposeGroups ? DequantGeometry::kTranspose : DequantGeometry::kRows64;
 }
 
-/// "units" geometry: 64-k tiles per thread (bf16/fp16: 4 tiles = 4 stores per row; fp32: 2
-/// tiles = 4 stores per row), so every thread issues 8 16-byte stores over its 2 rows.
-MXV_HD constexpr unsigned dequant_units(WideType out) { return out == WideType::kFp32 ? 2u : 4u; }
+/// "units" geometry: 64-k tiles per thread (bf16/fp16: 2 tiles = 2 stores per row; fp32: 1
+/// tile = 2 stores per row), so every thread issues 4 16-byte stores over its 2 rows.
+MXV_HD constexpr unsigned dequant_units(WideType out) { return out == WideType::kFp32 ? 1u : 2u; }
 
 namespace dequant_detail {
 
@@ -185,8 +187,8 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
   constexpr bool kF32 = kOut == WideType::kFp32;
   constexpr unsigned kUnits = dequant_units(kOut);
   constexpr unsigned kStoresPerUnit = kF32 ? 2u : 1u;
-  constexpr unsigned kPerRow = kUnits * kStoresPerUnit;  // 4
-  constexpr unsigned kItems = 2 * kPerRow;                // 8 stores per thread
+  constexpr unsigned kPerRow = kUnits * kStoresPerUnit;  // 2
+  constexpr unsigned kItems = 2 * kPerRow;                // 4 stores per thread
   const Dim3 b = ctx.block_idx();
   const unsigned l = ctx.thread_idx().x;
   const unsigned x = l & 7u;
@@ -213,7 +215,7 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
     row[r] = std::uint64_t{b.z} * p.n + n;
   }
 
-  // Every element load first: 8 packed words and 8 scale bytes in flight per thread. s_dec comes
+  // Every element load first: 4 packed words and 4 scale bytes in flight per thread. s_dec comes
   // after them here: loaded first, it cost 6 registers and 1-2% of copy bandwidth on the H200
   // (BENCHMARKS.md, "Tiled dequantize: register bound and early s_dec load").
   std::uint32_t codes[kItems];

@@ -401,13 +401,14 @@ int count_sites(const emu::CoalescingReport& r, emu::AccessKind kind, std::uint6
 
 /// The emulator's coalescing report of one vector-variant quantize of rows x cols fp32 inputs.
 emu::CoalescingReport quantize_coalescing(const Recipe& recipe, std::int64_t rows, std::int64_t cols,
-                                          std::uint64_t seed) {
+                                          std::uint64_t seed, ScaleLayout layout = ScaleLayout::kLinear) {
   emu::EmulatedBackend be;
   const std::vector<float> values = make_input(recipe, WideType::kFp32, rows, cols, seed, false);
   QuantizeProblem prob;
   prob.recipe = recipe;
   prob.rows = rows;
   prob.cols = cols;
+  prob.scale_layout = layout;
   const QuantizePlan plan = plan_quantize(prob);
   EXPECT_EQ(plan.quantize_launch.kernel, "quantize_vector");
   EXPECT_EQ(plan.quantize_launch.grid.x, 1u);
@@ -432,6 +433,21 @@ TEST(QuantizeCoalescing, emulated_VectorVariantLanesLoadAdjacentBlocks) {
   const emu::CoalescingReport r = quantize_coalescing(Recipe::nvfp4_te(), 4, 1024, 3);
   SCOPED_TRACE(describe_sites(r));
   // One load statement in the source, issued kVecs times per thread; one code store.
+  EXPECT_EQ(count_sites(r, emu::AccessKind::kLoad, 32, 32.0, 0.5), 1);
+  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 8.0, 1.0), 1);
+  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 1.0, 1.0), 1);
+}
+
+// With swizzled 128x4 scales the slot walk follows the scale buffer's memory order
+// (fp4_block::SlotCursor), so a warp's 32 scale bytes are one whole sector, as in the linear
+// layout. Walking the slots row by row put them 16 bytes apart, 2 rows to a sector: 4 sectors a
+// request, a quarter of each used. A warp's lanes now hold 4 consecutive blocks of 8 rows each
+// (rows r, r + 32, r + 64, r + 96, r + 1, ...), so the loads keep their figures (each lane's first
+// vector is half of its sectors) and the codes of 4 lanes fill one sector. 128 rows x K = 64 fp32
+// give 512 slots: one launch block, two steps, every warp full.
+TEST(QuantizeCoalescing, emulated_SwizzledScalesAreWrittenInMemoryOrder) {
+  const emu::CoalescingReport r = quantize_coalescing(Recipe::nvfp4_te(), 128, 64, 7, ScaleLayout::kSwizzled128x4);
+  SCOPED_TRACE(describe_sites(r));
   EXPECT_EQ(count_sites(r, emu::AccessKind::kLoad, 32, 32.0, 0.5), 1);
   EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 8.0, 1.0), 1);
   EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 1.0, 1.0), 1);

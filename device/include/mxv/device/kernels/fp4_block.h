@@ -38,38 +38,67 @@ MXV_HD MXV_FORCEINLINE qrules::Nvfp4TensorScale tensor_scale(Ctx& ctx, qrules::S
   return ts;
 }
 
-/// A thread's position (scale row, scale column) in the slot walk: item = row * kb_slots + k.
-/// The first item is divided out once per thread; every later step adds the constant item stride
-/// (whole rows plus a remainder below kb_slots) with one compare, instead of a 64-bit division
-/// per item (a ~70-instruction subroutine on the GPU, more than the conversions). `Index` is
-/// std::uint64_t, or std::uint32_t where the launcher proved that every item index fits.
+/// A thread's position in the slot walk. Item i is scale byte i, so a warp's consecutive items
+/// write whole 32-byte sectors of scales in both layouts:
+///  - linear: byte i = row * kb_slots + k;
+///  - swizzled 128x4 (qrules::swizzled_offset inverted): byte i lies in the 512-byte atom
+///    a = i / 512, which holds row tile a / n_k and k group a % n_k (n_k = kb_slots / 4), at
+///    o = i % 512: row = 128 * tile + 32 * (o / 4 % 4) + o / 16, k = 4 * group + o % 4.
+///    (Walking these scales row by row put a warp's 32 bytes into 8 sectors, 4 bytes each.)
+/// Linear is the same walk with one-byte atoms (o stays 0, no shifts). The first item is divided
+/// out once per thread; every later step adds the constant item stride (atoms and a remainder)
+/// with two compares, instead of a 64-bit division per item (a ~70-instruction subroutine on the
+/// GPU, more than the conversions). `Index` is std::uint64_t, or std::uint32_t where the launcher
+/// proved that every item index fits.
 template <class Index = std::uint64_t>
 struct SlotCursor {
-  Index row = 0;
-  Index k = 0;
-  Index d_row = 0;
-  Index d_k = 0;
-  Index kb_slots = 1;
+  Index tile = 0;   ///< row tile (swizzled: 128 rows) or row (linear)
+  Index group = 0;  ///< k group (swizzled: 4 columns) or k (linear)
+  Index o = 0;      ///< byte within the atom (linear: 0)
+  Index d_tile = 0;
+  Index d_group = 0;
+  Index d_o = 0;
+  Index groups = 1;  ///< k groups per row tile
+  unsigned tile_shift = 0;
+  unsigned group_shift = 0;
 
+  MXV_HD MXV_FORCEINLINE Index row() const {
+    return static_cast<Index>((tile << tile_shift) + (((o >> 2) & 3u) << 5) + (o >> 4));
+  }
+  MXV_HD MXV_FORCEINLINE Index k() const { return static_cast<Index>((group << group_shift) + (o & 3u)); }
   MXV_HD MXV_FORCEINLINE void advance() {
-    row += d_row;
-    k += d_k;
-    if (k >= kb_slots) {
-      k -= kb_slots;
-      ++row;
+    o += d_o;
+    if (o >= 512u) {
+      o -= 512u;
+      ++group;
     }
+    group += d_group;
+    if (group >= groups) {
+      group -= groups;
+      ++tile;
+    }
+    tile += d_tile;
   }
 };
 
-/// The cursor at item `first_item`, stepping `item_stride` items per advance().
+/// The cursor at item `first_item`, stepping `item_stride` items per advance(), over a scale
+/// buffer of kb_slots columns (a multiple of 4 when swizzled).
 template <class Index = std::uint64_t>
-MXV_HD MXV_FORCEINLINE SlotCursor<Index> slot_cursor(Index first_item, Index item_stride, Index kb_slots) {
+MXV_HD MXV_FORCEINLINE SlotCursor<Index> slot_cursor(Index first_item, Index item_stride, Index kb_slots, bool swizzled) {
   SlotCursor<Index> c;
-  c.kb_slots = kb_slots;
-  c.d_row = item_stride / kb_slots;
-  c.d_k = item_stride - c.d_row * kb_slots;
-  c.row = first_item / kb_slots;
-  c.k = first_item - c.row * kb_slots;
+  const unsigned atom_shift = swizzled ? 9u : 0u;
+  const Index atom_mask = swizzled ? Index{511u} : Index{0u};
+  c.tile_shift = swizzled ? 7u : 0u;
+  c.group_shift = swizzled ? 2u : 0u;
+  c.groups = swizzled ? static_cast<Index>(kb_slots >> 2) : kb_slots;
+  const Index first_atom = first_item >> atom_shift;
+  const Index stride_atoms = item_stride >> atom_shift;
+  c.o = first_item & atom_mask;
+  c.d_o = item_stride & atom_mask;
+  c.tile = first_atom / c.groups;
+  c.group = first_atom - c.tile * c.groups;
+  c.d_tile = stride_atoms / c.groups;
+  c.d_group = stride_atoms - c.d_tile * c.groups;
   return c;
 }
 

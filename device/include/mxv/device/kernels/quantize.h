@@ -151,7 +151,8 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
   const auto cols = static_cast<Index>(p.cols);
   const auto row_bytes = static_cast<Index>(p.row_bytes);
   const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, kScheme, p.amax_bits, p.s_dec_out);
-  fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(first, stride, static_cast<Index>(p.kb_slots));
+  fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(
+      first, stride, static_cast<Index>(p.kb_slots), p.layout == ScaleLayout::kSwizzled128x4);
   // The block-wide maximum of a per-lane maximum: the partner's, through one shuffle.
   const auto pair_max = [&](std::uint32_t v) {
     if constexpr (kLanes == 2u) v = qrules::max_u32(v, ctx.shfl_xor(pair_mask, v, 1, 32));
@@ -165,8 +166,8 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
     // Loads first: every slot's vectors are requested before any is used.
     MXV_QUANTIZE_UNROLL
     for (unsigned s = 0; s < kSlots; ++s) {
-      srow[s] = cursor.row;
-      kcol[s] = cursor.k;
+      srow[s] = cursor.row();
+      kcol[s] = cursor.k();
       cursor.advance();
       active[s] = i + s * stride < items;
       quantize_detail::RowSlot<Index> slot{};
@@ -182,7 +183,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
     MXV_QUANTIZE_UNROLL
     for (unsigned s = 0; s < kSlots; ++s) {
       if (!active[s]) continue;
-      const Index scale_off = qrules::scale_offset<Index>(p.layout, srow[s], kcol[s], kb);
+      const auto scale_off = static_cast<Index>(i + s * stride);  // item = scale byte (SlotCursor)
       if (!has_data[s]) {
         if (part == 0u) ctx.store(p.scales, scale_off, std::uint8_t{0});  // padding slot
         continue;

@@ -378,13 +378,14 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
   const auto kb = static_cast<Index>(p.kb);
   const auto row_bytes = static_cast<Index>(p.in.inter / 2u);
   const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, kScheme, p.amax_bits, p.s_dec_out);
-  fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(tid, stride, static_cast<Index>(p.kb_slots));
+  fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(
+      tid, stride, static_cast<Index>(p.kb_slots), p.layout == ScaleLayout::kSwizzled128x4);
   SharedPtr<float> gate_table{};
   if constexpr (kBf16) gate_table = swiglu_detail::stage_gate_table(ctx, p.gate_table);
 
   for (Index i = tid; i < items; i += stride) {
-    const Index scale_row = cursor.row;
-    const Index k = cursor.k;
+    const Index scale_row = cursor.row();
+    const Index k = cursor.k();
     cursor.advance();
     bool valid = false;
     Index row = scale_row;
@@ -396,7 +397,7 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
       valid = local < ctx.load(p.tile_rows, 2u * std::size_t{tile} + 1u);
       row = static_cast<Index>(ctx.load(p.tile_rows, 2u * std::size_t{tile}) + local);
     }
-    const Index scale_off = qrules::scale_offset<Index>(p.layout, scale_row, k, kb);
+    const Index scale_off = i;  // item = scale byte (fp4_block::SlotCursor)
     if (!valid || k >= kb) {
       ctx.store(p.scales, scale_off, std::uint8_t{0});  // padding slot
       continue;

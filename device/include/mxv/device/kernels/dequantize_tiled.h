@@ -17,7 +17,8 @@
 //    the first value is computed, so 4 independent loads are in flight per thread (Little's law:
 //    with one store per thread, each thread would wait a full memory latency per 16 bytes written).
 //    Twice that per thread (8 stores) ran 1-1.5 points slower at 8 x 2048 x 4096 on the H200 and
-//    the same at the MoE shape: the larger blocks' last wave left SMs idle (BENCHMARKS.md).
+//    the same at the MoE shape (BENCHMARKS.md); there its 4,096 blocks made 6.2 waves at 5 blocks
+//    per SM, so the likely cost is the last, partly filled wave.
 //  - "transpose" (block (8, 32); N-packed [E, K, N/2] with N % 32 == 0): a block covers 256 rows n
 //    x 64 k. It stages the tile's 64 k rows of 128 packed bytes with 16-byte loads (8 lanes per k
 //    row: each warp request is 4 full 128-byte lines) and the 4 (NVFP4) or 2 (MX) scale bytes of

@@ -44,7 +44,8 @@ MXV_HD MXV_FORCEINLINE qrules::Nvfp4TensorScale tensor_scale(Ctx& ctx, qrules::S
 ///  - swizzled 128x4 (qrules::swizzled_offset inverted): byte i lies in the 512-byte atom
 ///    a = i / 512, which holds row tile a / n_k and k group a % n_k (n_k = kb_slots / 4), at
 ///    o = i % 512: row = 128 * tile + 32 * (o / 4 % 4) + o / 16, k = 4 * group + o % 4.
-///    (Walking these scales row by row put a warp's 32 bytes into 8 sectors, 4 bytes each.)
+///    (Walking these scales row by row put a warp's 32 bytes into up to 8 sectors, 4 bytes in
+///    each when a row has 32 or more scale columns.)
 /// Linear is the same walk with one-byte atoms (o stays 0, no shifts). The first item is divided
 /// out once per thread; every later step adds the constant item stride (atoms and a remainder)
 /// with two compares, instead of a 64-bit division per item (a ~70-instruction subroutine on the

@@ -6,9 +6,10 @@
 // One piece serves both so the fused kernel cannot drift from the quantize kernel it must equal
 // bit for bit (swiglu_quantize with a bf16 intermediate == swiglu_bf16 then quantize).
 //
-// Global memory accesses stay at the kernels' own call sites (only tensor_scale below touches
-// memory, with one load and one store, exactly as both kernels did), so the emulator's per-site
-// coalescing figures and the access sequence on the GPU are those of the kernels.
+// Global memory accesses stay at the kernels' own call sites (only tensor_scale and resolve_row
+// below touch memory: the tensor amax and s_dec, the grouped rows' tile table), so the emulator's
+// per-site coalescing figures of the element and scale streams and the access sequence on the GPU
+// are those of the kernels.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +37,27 @@ MXV_HD MXV_FORCEINLINE qrules::Nvfp4TensorScale tensor_scale(Ctx& ctx, qrules::S
   const qrules::Nvfp4TensorScale ts = qrules::nvfp4_tensor_scale(cvt::float_of(ctx.load(amax_bits, 0)));
   if (ctx.block_idx().x == 0u && ctx.thread_idx().x == 0u) ctx.store(s_dec_out, 0, ts.s_dec);
   return ts;
+}
+
+/// Which activation row a scale row holds, if any (padding rows hold none).
+template <class Index = std::uint64_t>
+struct RowSlot {
+  bool valid = false;
+  Index row = 0;
+};
+
+/// The activation row of scale row `scale_row`: itself when below `rows` without a tile table;
+/// with grouped rows (`tile_rows`: per 128-row scale tile, its first compact row and its count of
+/// real rows), the tile's first row plus the row's place in the tile, valid below the count.
+template <class Index = std::uint64_t, class Ctx>
+MXV_HD MXV_FORCEINLINE RowSlot<Index> resolve_row(Ctx& ctx, GlobalPtr<std::uint32_t> tile_rows, std::uint64_t rows,
+                                                  Index scale_row) {
+  if (tile_rows.raw == nullptr) return {scale_row < rows, scale_row};
+  const Index tile = scale_row >> 7;
+  const std::uint32_t first = ctx.load(tile_rows, 2u * std::size_t{tile});
+  const std::uint32_t count = ctx.load(tile_rows, 2u * std::size_t{tile} + 1u);
+  const Index local = scale_row & 127u;
+  return {local < count, static_cast<Index>(first + local)};
 }
 
 /// A thread's position in the slot walk. Item i is scale byte i, so a warp's consecutive items

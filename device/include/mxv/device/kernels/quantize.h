@@ -80,23 +80,6 @@ MXV_HD MXV_FORCEINLINE GlobalPtr<T> retype(GlobalPtr<std::uint8_t> p) {
   return {reinterpret_cast<T*>(p.raw)};
 }
 
-/// Which activation row a scale row holds, if any (padding rows hold none).
-template <class Index = std::uint64_t>
-struct RowSlot {
-  bool valid = false;
-  Index row = 0;
-};
-
-template <class Index = std::uint64_t, class Ctx>
-MXV_HD MXV_FORCEINLINE RowSlot<Index> resolve_row(Ctx& ctx, const QuantizeParams& p, Index scale_row) {
-  if (p.tile_rows.raw == nullptr) return {scale_row < p.rows, scale_row};
-  const Index tile = scale_row >> 7;
-  const std::uint32_t first = ctx.load(p.tile_rows, 2u * std::size_t{tile});
-  const std::uint32_t count = ctx.load(p.tile_rows, 2u * std::size_t{tile} + 1u);
-  const Index local = scale_row & 127u;
-  return {local < count, static_cast<Index>(first + local)};
-}
-
 }  // namespace quantize_detail
 
 /// How many lanes of the vector variant share one scale block: 2 for MX with fp32 input, whose
@@ -170,8 +153,8 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
       kcol[s] = cursor.k();
       cursor.advance();
       active[s] = i + s * stride < items;
-      quantize_detail::RowSlot<Index> slot{};
-      if (active[s]) slot = quantize_detail::resolve_row<Index>(ctx, p, srow[s]);
+      fp4_block::RowSlot<Index> slot{};
+      if (active[s]) slot = fp4_block::resolve_row<Index>(ctx, p.tile_rows, p.rows, srow[s]);
       row[s] = slot.row;
       has_data[s] = active[s] && slot.valid && kcol[s] < kb;
       if (has_data[s]) {
@@ -254,7 +237,7 @@ MXV_HD void quantize_scalar_body(Ctx& ctx, const QuantizeParams& p) {
   for (std::uint64_t item = tid; item < p.items; item += stride) {
     const std::uint64_t scale_row = item / p.kb_slots;
     const std::uint64_t k = item - scale_row * p.kb_slots;
-    const quantize_detail::RowSlot<> slot = quantize_detail::resolve_row<std::uint64_t>(ctx, p, scale_row);
+    const fp4_block::RowSlot<> slot = fp4_block::resolve_row<std::uint64_t>(ctx, p.tile_rows, p.rows, scale_row);
     const std::uint64_t off = qrules::scale_offset(p.layout, scale_row, k, p.kb);
     if (!slot.valid || k >= p.kb) {
       ctx.store(p.scales, off, std::uint8_t{0});  // padding slot

@@ -387,18 +387,10 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
     const Index scale_row = cursor.row();
     const Index k = cursor.k();
     cursor.advance();
-    bool valid = false;
-    Index row = scale_row;
-    if (p.tile_rows.raw == nullptr) {
-      valid = scale_row < p.in.rows;
-    } else {
-      const Index tile = scale_row >> 7;
-      const Index local = scale_row & 127u;
-      valid = local < ctx.load(p.tile_rows, 2u * std::size_t{tile} + 1u);
-      row = static_cast<Index>(ctx.load(p.tile_rows, 2u * std::size_t{tile}) + local);
-    }
+    const fp4_block::RowSlot<Index> slot = fp4_block::resolve_row<Index>(ctx, p.tile_rows, p.in.rows, scale_row);
+    const Index row = slot.row;
     const Index scale_off = i;  // item = scale byte (fp4_block::SlotCursor)
-    if (!valid || k >= kb) {
+    if (!slot.valid || k >= kb) {
       ctx.store(p.scales, scale_off, std::uint8_t{0});  // padding slot
       continue;
     }

@@ -1,8 +1,8 @@
 // The __global__ wrappers of every kernel (docs/design.md section 3.4, "One kernel source, two
 // executions"): one per Kernel of a family (kernel_family.h), passing a CudaCtx to Kernel::run,
 // bounded by the kernel's own __launch_bounds__ and started with the plan's geometry (grid.x cut
-// to the resident blocks for a one-wave plan, LaunchPlan::one_wave) and dynamic shared memory. Only the per-family translation units that device/CMakeLists.txt generates
-// include this header.
+// to the resident blocks for a one-wave plan, LaunchPlan::one_wave) and dynamic shared memory.
+// Only the per-family translation units that device/CMakeLists.txt generates include this header.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -323,9 +323,10 @@ MXV_HD MXV_FORCEINLINE void activate_bf16_pairs16(Ctx& ctx, const SwigluInput& i
 /// `words` (word i: value 2i in bits [15:0], 2i+1 in [31:16]) and returns the rounded block's
 /// largest magnitude from the packed pairs (as fp32 bits: a NaN's exceed Inf's). `v` is left as it
 /// was: finite blocks encode straight from the words, and only blocks with an Inf or a NaN widen
-/// them back (fp4_block::bf16_pair_element). half2_from_f32_finite equals bf16_from_f32 on every non-NaN value
-/// and turns a NaN into some NaN (the payload differs between the hardware and the software
-/// path); the caller makes every NaN canonical before using it, so the payload never shows.
+/// them back (fp4_block::bf16_pair_element). half2_from_f32_finite equals bf16_from_f32 on every
+/// non-NaN value and turns a NaN into some NaN (the payload differs between the hardware and the
+/// software path); the caller makes every NaN canonical before using it, so the payload never
+/// shows.
 template <unsigned kN>
 MXV_HD MXV_FORCEINLINE std::uint32_t round_block_to_bf16(const float* v, std::uint32_t* words) {
   MXV_SWIGLU_UNROLL
@@ -364,10 +365,11 @@ MXV_HD void swiglu_bf16_body(Ctx& ctx, const SwigluParams& p) {
 /// input the portable exp and the IEEE division are most of the per-output cost, and runtime
 /// selects or shuffles around them would add to it; with bf16 input the block first stages the
 /// gate-factor table (kernels/swiglu_gate_table.h) and most gates cost one shared load. The
-/// activation stays a runtime choice (a uniform branch per 8 outputs, 16 with bf16 input), which halves the
-/// number of kernels to compile. Blocks with a NaN or Inf activation make each NaN canonical and
-/// take the recipe's NaN policy for the amax and the general encoder; all others the non-NaN
-/// encoder (with a bf16 intermediate, the one that reads the signs from the packed bf16 pairs).
+/// activation stays a runtime choice (a uniform branch per 8 outputs, 16 with bf16 input), which
+/// halves the number of kernels to compile. Blocks with a NaN or Inf activation make each NaN
+/// canonical and take the recipe's NaN policy for the amax and the general encoder; all others the
+/// non-NaN encoder (with a bf16 intermediate, the one that reads the signs from the packed bf16
+/// pairs).
 template <qrules::Scheme kScheme, bool kBf16, class Index, class Ctx>
 MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
   constexpr unsigned kBlock = kScheme == qrules::Scheme::kNvfp4Te ? 16u : 32u;

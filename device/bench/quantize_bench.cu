@@ -154,7 +154,8 @@ int main(int argc, char** argv) {
       const float amax = 12.0f;
       be.upload(fout.amax, std::span<const float>(&amax, 1));
       // run_swiglu_quantize's launches without its synchronous amax upload: the gate-factor table
-      // fill (bf16 input), then the fused kernel.
+      // fill (bf16 input; only the first call fills it, as in repeated runs on the same buffers),
+      // then the fused kernel. "first run" times a fill before every kernel, as on fresh buffers.
       SwigluQuantizeParams f = fplan.params;
       bind_block_quantize_buffers(f, block_quantize_layout(fplan), fout);
       DeviceBuffer mid = be.alloc(aplan.output_bytes, "mid");
@@ -179,6 +180,12 @@ int main(int argc, char** argv) {
         f.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
         be.launch(fplan.launch, f);
       });
+      const double first_ms = !bf16 ? 0.0 : median_ms(be, g_timing, [&](int i) {
+        fout.gate_table_holds.reset();
+        run_swiglu_gate_table(be, fplan, fout);
+        f.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
+        be.launch(fplan.launch, f);
+      });
       const double act_ms = median_ms(be, g_timing, [&](int i) {
         sp.in.gate_up = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
         be.launch(aplan.launch, sp);
@@ -189,6 +196,7 @@ int main(int argc, char** argv) {
         be.launch(qplan.quantize_launch, q);
       });
       print({"swiglu_quantize_fused " + tag, in_b + out_b, fused_ms}, copy_gbs);
+      if (bf16) print({"  first run (table fill + kernel) " + tag, in_b + out_b, first_ms}, copy_gbs);
       print({"swiglu_bf16 " + tag, in_b + mid_b, act_ms}, copy_gbs);
       print({"unfused pair " + tag + " (own bytes)", in_b + 2 * mid_b + out_b, pair_ms}, copy_gbs);
       std::printf("  fused speed-up over the unfused pair: %.2fx\n", pair_ms / fused_ms);

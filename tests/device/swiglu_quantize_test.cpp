@@ -5,7 +5,8 @@
 // (activation -> bf16 -> quantize kernel) byte for byte. Layouts halves / interleaved(1) /
 // interleaved(8) in every combination, interleaved(2, 4, 16, 24) in a few; silu and
 // swiglu_clamped, fp32 and bf16 inputs, rows of 1, I of 16/48/80/400, grouped rows {1, 127, 128,
-// 129}, every bf16 gate pattern (the bf16 kernels' gate-factor table), a large shape on the GPU.
+// 129}, every bf16 gate pattern (the bf16 kernels' gate-factor table, refilled only when the
+// activation changes), a large shape on the GPU.
 // Every comparison's failure message is the check library's report; guards, sentinels, emulator
 // findings and the variant are checked.
 //
@@ -317,6 +318,20 @@ std::size_t wrong_gate_factors(const std::vector<float>& table, const GateTableC
   return wrong;
 }
 
+/// The smallest fused problem with bf16 input under case `c`'s activation (its plan has a table).
+SwigluQuantizePlan gate_table_plan(const GateTableCase& c) {
+  SwigluQuantizeProblem prob;
+  prob.recipe = Recipe::nvfp4_te();
+  prob.recipe.activation = c.act;
+  prob.recipe.alpha = c.alpha;
+  prob.recipe.limit = c.limit;
+  prob.input_type = WideType::kBf16;
+  prob.rows = 1;
+  prob.inter = 16;
+  prob.tensor_amax = 1.0f;
+  return plan_swiglu_quantize(prob);
+}
+
 // The comparison catches a table one ulp off in one entry (a planted bug).
 TEST(SwigluGateTablePlantedBug, OneEntryOneUlpOffIsReported) {
   const GateTableCase c{"silu"};
@@ -336,16 +351,7 @@ TEST(SwigluGateTablePlantedBug, OneEntryOneUlpOffIsReported) {
 // one-ulp error, and even a doubled factor of a small gate, passed the every-gate cases above.
 TEST_P(SwigluGateTable, EveryEntryIsTheReferenceGateFactor) {
   const GateTableCase& c = GetParam().c;
-  SwigluQuantizeProblem prob;
-  prob.recipe = Recipe::nvfp4_te();
-  prob.recipe.activation = c.act;
-  prob.recipe.alpha = c.alpha;
-  prob.recipe.limit = c.limit;
-  prob.input_type = WideType::kBf16;
-  prob.rows = 1;
-  prob.inter = 16;
-  prob.tensor_amax = 1.0f;
-  const SwigluQuantizePlan plan = plan_swiglu_quantize(prob);
+  const SwigluQuantizePlan plan = gate_table_plan(c);
   ASSERT_TRUE(plan.table_launch.has_value());
   Backend& be = *backend_;
   const std::vector<std::uint8_t> zeros(static_cast<std::size_t>(plan.input_bytes), 0);
@@ -377,6 +383,52 @@ INSTANTIATE_TEST_SUITE_P(cuda, SwigluGateTable, ::testing::ValuesIn(test::case_p
                          test::case_param_name<GateTableCase>);
 INSTANTIATE_TEST_SUITE_P(emulated, SwigluGateTable,
                          ::testing::ValuesIn(test::case_params(BackendKind::kEmulated, kGateTableCases)),
+                         test::case_param_name<GateTableCase>);
+
+// A table is filled once per activation (run_swiglu_gate_table): another run on the same buffers
+// launches the fused kernel alone and leaves the table as it was, and a run whose activation,
+// alpha or limit differs refills it. Every step checks the whole table against the reference, so a
+// fill keyed on less than the whole activation (the previous factors kept) fails here.
+class SwigluGateTableReuse : public test::CaseBackendTest<GateTableCase> {};
+
+TEST_P(SwigluGateTableReuse, RefillsOnlyForAnotherActivation) {
+  struct Step {
+    GateTableCase c;
+    bool fills;
+  };
+  const std::vector<Step> steps = {
+      {{"silu", Activation::kSilu}, true},
+      {{"silu", Activation::kSilu}, false},
+      {{"clamped_default", Activation::kSwigluClamped}, true},  // the activation changes
+      {{"clamped_default", Activation::kSwigluClamped}, false},
+      {{"clamped_alpha1p5", Activation::kSwigluClamped, 1.5f, 7.0f}, true},             // alpha alone
+      {{"clamped_alpha1p5_limit0p75", Activation::kSwigluClamped, 1.5f, 0.75f}, true},  // limit alone
+      {{"silu", Activation::kSilu}, true},
+  };
+  Backend& be = *backend_;
+  const SwigluQuantizePlan first = gate_table_plan(steps.front().c);
+  const std::vector<std::uint8_t> zeros(static_cast<std::size_t>(first.input_bytes), 0);
+  DeviceBuffer input = be.alloc_upload(std::span<const std::uint8_t>(zeros), "gate_up");
+  SwigluQuantizeBuffers out = alloc_swiglu_quantize_buffers(be, first, kSentinel);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& step = steps[i];
+    SCOPED_TRACE("step " + std::to_string(i) + ": " + step.c.name);
+    be.clear_launch_log();
+    run_swiglu_quantize(be, gate_table_plan(step.c), input, out);
+    be.synchronize();
+    ASSERT_EQ(be.launch_log().size(), step.fills ? 2u : 1u);
+    EXPECT_EQ(be.launch_log().front().kernel, step.fills ? "swiglu_gate_table" : "swiglu_quantize_fused");
+    expect_clean({&input, &out.gate_table});
+    EXPECT_EQ(wrong_gate_factors(be.download<float>(out.gate_table), step.c), 0u) << "wrong table entries";
+  }
+}
+
+const std::vector<GateTableCase> kGateTableReuseCases = {{"activation_sequence"}};
+INSTANTIATE_TEST_SUITE_P(cuda, SwigluGateTableReuse,
+                         ::testing::ValuesIn(test::case_params(BackendKind::kCuda, kGateTableReuseCases)),
+                         test::case_param_name<GateTableCase>);
+INSTANTIATE_TEST_SUITE_P(emulated, SwigluGateTableReuse,
+                         ::testing::ValuesIn(test::case_params(BackendKind::kEmulated, kGateTableReuseCases)),
                          test::case_param_name<GateTableCase>);
 
 // ---- host-side validation -------------------------------------------------------------------------

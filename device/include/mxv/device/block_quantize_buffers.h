@@ -5,12 +5,22 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
 #include "mxv/device/backend.h"
 
 namespace mxv::device {
+
+/// The activation a filled gate-factor table belongs to (kernels/swiglu_gate_table.h): clamped or
+/// silu, and alpha and limit as bit patterns.
+struct GateTableFill {
+  bool clamped = false;
+  std::uint32_t alpha_bits = 0;
+  std::uint32_t limit_bits = 0;
+  friend bool operator==(const GateTableFill&, const GateTableFill&) = default;
+};
 
 /// `amax` and `s_dec` hold one fp32 each (NVFP4 only: with an MX recipe they are left untouched).
 struct BlockQuantizeBuffers {
@@ -20,6 +30,10 @@ struct BlockQuantizeBuffers {
   DeviceBuffer s_dec;      ///< the global decode scale the kernel writes
   DeviceBuffer tile_rows;  ///< the plan's per-tile row table, uploaded when the plan has one
   DeviceBuffer gate_table;  ///< fused SwiGLU with bf16 input: the gate-factor table the run fills
+  /// The activation `gate_table` holds factors of, once a run has filled it: a later run with the
+  /// same activation skips the fill (run_swiglu_gate_table). Whoever writes `gate_table` other
+  /// than through a run, or swaps it for another buffer, resets this.
+  std::optional<GateTableFill> gate_table_holds;
 };
 
 /// What a plan needs of its buffers: output sizes and the row table (empty: none).

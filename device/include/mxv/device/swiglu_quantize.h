@@ -68,12 +68,15 @@ using SwigluQuantizeBuffers = BlockQuantizeBuffers;
 
 SwigluQuantizeBuffers alloc_swiglu_quantize_buffers(Backend& backend, const SwigluQuantizePlan& plan,
                                                     std::uint8_t sentinel = 0xCD);
-/// Runs the fused kernel (after the gate-factor table fill when the plan has one). Throws
-/// std::invalid_argument when a buffer is too small.
+/// Runs the fused kernel, after the gate-factor table fill when the plan has a table that `out`
+/// does not already hold. Throws std::invalid_argument when a buffer is too small.
 void run_swiglu_quantize(Backend& backend, const SwigluQuantizePlan& plan, const DeviceBuffer& gate_up,
                          SwigluQuantizeBuffers& out);
-/// The gate-factor table fill alone (run_swiglu_quantize's first launch; nothing when the plan has
-/// no table), for callers that launch the fused kernel themselves (the benchmark).
+/// The gate-factor table fill alone (run_swiglu_quantize's first launch), for callers that launch
+/// the fused kernel themselves (the benchmark). Launches nothing when the plan has no table or
+/// when `out.gate_table_holds` says the table already holds the plan's activation (the factors
+/// depend on the activation, alpha and limit alone, so repeated runs on the same buffers fill it
+/// once); records the activation after a fill.
 void run_swiglu_gate_table(Backend& backend, const SwigluQuantizePlan& plan, SwigluQuantizeBuffers& out);
 
 // ---- the unfused pair -------------------------------------------------------------------------

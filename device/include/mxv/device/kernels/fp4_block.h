@@ -6,10 +6,11 @@
 // One piece serves both so the fused kernel cannot drift from the quantize kernel it must equal
 // bit for bit (swiglu_quantize with a bf16 intermediate == swiglu_bf16 then quantize).
 //
-// Global memory accesses stay at the kernels' own call sites (only tensor_scale and resolve_row
-// below touch memory: the tensor amax and s_dec, the grouped rows' tile table), so the emulator's
-// per-site coalescing figures of the element and scale streams and the access sequence on the GPU
-// are those of the kernels.
+// The input loads and the scale-byte stores stay at the kernels' own call sites; below, only
+// tensor_scale (the tensor amax and s_dec), resolve_row (the grouped rows' tile table) and
+// store_code_words (a thread's packed codes, one store) touch memory, each with the accesses both
+// kernels need, so the emulator's per-launch coalescing figures and the access sequence on the
+// GPU are those of the kernels.
 #pragma once
 
 #include <cstdint>
@@ -260,6 +261,21 @@ MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_non_nan(std::uint32_t w
   const std::uint32_t signs = bf16_sign_nibbles(w0, w1, w2, w3);
   return (saturate ? pack_e2m1_magnitudes<true>(magnitude) : pack_e2m1_magnitudes<false>(magnitude)) | signs;
 #endif
+}
+
+/// Stores one thread's packed codes (kWords words of 8 codes) at byte `byte_off` of `elements`
+/// in one access: four words as one 16-byte vector, two as one 8-byte store whose low word holds
+/// the first 8 codes (little-endian memory order). byte_off is a multiple of 4 * kWords.
+template <unsigned kWords, class Index, class Ctx>
+MXV_HD MXV_FORCEINLINE void store_code_words(Ctx& ctx, GlobalPtr<std::uint8_t> elements, Index byte_off,
+                                             const std::uint32_t (&out)[kWords]) {
+  static_assert(kWords == 2u || kWords == 4u, "a thread stores 16 or 32 codes");
+  if constexpr (kWords == 4u) {
+    ctx.store16(elements, byte_off, Vec16{{out[0], out[1], out[2], out[3]}});
+  } else {
+    const GlobalPtr<std::uint64_t> pairs{reinterpret_cast<std::uint64_t*>(elements.raw)};
+    ctx.store(pairs, byte_off / 8u, std::uint64_t{out[1]} << 32 | out[0]);
+  }
 }
 
 }  // namespace mxv::device::fp4_block

@@ -208,13 +208,9 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
           out[o] = fp4_block::pack_e2m1_word_non_nan(value, c.multiplier, saturate);
         }
       }
+      // byte_off is a multiple of 8: whole NVFP4 blocks, MX half blocks.
       const Index byte_off = row[s] * row_bytes + kcol[s] * (kBlock / 2u) + part * (kLaneElems / 2u);
-      if constexpr (kOutWords == 4u) {
-        ctx.store16(p.elements, byte_off, Vec16{{out[0], out[1], out[2], out[3]}});
-      } else {  // one 8-byte store (byte_off is a multiple of 8: whole NVFP4 blocks, MX half blocks)
-        const auto pairs = quantize_detail::retype<std::uint64_t>(p.elements);
-        ctx.store(pairs, byte_off / 8u, std::uint64_t{out[1]} << 32 | out[0]);
-      }
+      fp4_block::store_code_words<kOutWords>(ctx, p.elements, byte_off, out);
       if (part == 0u) ctx.store(p.scales, scale_off, static_cast<std::uint8_t>(c.code));
     }
   }

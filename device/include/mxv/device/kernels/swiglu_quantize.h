@@ -451,12 +451,7 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
       }
     }
     const Index byte_off = row * row_bytes + k * (kBlock / 2u);
-    if constexpr (kOutWords == 4u) {
-      ctx.store16(p.elements, byte_off, Vec16{{out[0], out[1], out[2], out[3]}});
-    } else {  // one 8-byte store (byte_off is a multiple of 8)
-      const GlobalPtr<std::uint64_t> pairs{reinterpret_cast<std::uint64_t*>(p.elements.raw)};
-      ctx.store(pairs, byte_off / 8u, std::uint64_t{out[1]} << 32 | out[0]);
-    }
+    fp4_block::store_code_words<kOutWords>(ctx, p.elements, byte_off, out);
     ctx.store(p.scales, scale_off, static_cast<std::uint8_t>(c.code));
   }
 }

@@ -456,9 +456,10 @@ TEST(QuantizeCoalescing, emulated_SwizzledScalesAreWrittenInMemoryOrder) {
 // MX with fp32 input splits each 128-byte block between a lane pair (quantize_lanes_per_block):
 // each lane loads 64 bytes (16-byte loads at a 64-byte lane stride, 32 sectors a request, half
 // of each used, as for NVFP4 fp32 above) and stores its half of the codes in one 8-byte store (a
-// warp's 256 contiguous bytes); only the pair's first lane stores the scale byte, so a warp's scale store
-// has 16 lanes writing 16 contiguous bytes (one sector, half used). One lane per block would
-// instead store the codes as one 16-byte vector per lane and the scales from all 32 lanes.
+// warp's 256 contiguous bytes); only the pair's first lane stores the scale byte, so a warp's
+// scale store has 16 lanes writing 16 contiguous bytes (one sector, half used). One lane per
+// block would instead store the codes as one 16-byte vector per lane and the scales from all 32
+// lanes.
 // K = 1024 fp32 and 4 rows give 128 blocks: 256 lanes, one launch block, every warp full.
 TEST(QuantizeCoalescing, emulated_MxFp32LanePairsSplitEachBlock) {
   const emu::CoalescingReport r = quantize_coalescing(Recipe::by_name("mxfp4_nvidia"), 4, 1024, 5);

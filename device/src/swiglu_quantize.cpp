@@ -144,10 +144,9 @@ void run_swiglu_quantize(Backend& backend, const SwigluQuantizePlan& plan, const
 void run_swiglu_gate_table(Backend& backend, const SwigluQuantizePlan& plan, SwigluQuantizeBuffers& out) {
   if (!plan.table_launch) return;
   require_buffer_bytes(kWho, out.gate_table, plan.gate_table_bytes, "gate_table");
-  const SwigluGateTableParams& t0 = plan.table_params;
-  const GateTableFill fill{t0.clamped, std::bit_cast<std::uint32_t>(t0.alpha), std::bit_cast<std::uint32_t>(t0.limit)};
+  SwigluGateTableParams t = plan.table_params;
+  const GateTableFill fill{t.clamped, std::bit_cast<std::uint32_t>(t.alpha), std::bit_cast<std::uint32_t>(t.limit)};
   if (out.gate_table_holds == fill) return;  // a table depends on the activation alone
-  SwigluGateTableParams t = t0;
   t.table = out.gate_table.as<float>();
   backend.launch(*plan.table_launch, t);
   out.gate_table_holds = fill;

@@ -61,6 +61,7 @@ struct Case {
   bool specials = false;
   bool gpu_only = false;  // too large for the emulator in CI
   bool every_scale_code = false;  // NVFP4: block k's scale code is k (every_scale_code_input)
+  bool every_e8m0_code = false;   // MX bf16: every E8M0 code, every bf16 magnitude (every_e8m0_code_input)
 };
 
 /// One row of 127 NVFP4 blocks whose amaxes make block k's E4M3 scale code k (0 .. 126, every
@@ -74,6 +75,37 @@ std::vector<float> every_scale_code_input() {
     const float scale = e == 0 ? std::ldexp(static_cast<float>(m), -9) : std::ldexp(1.0f + static_cast<float>(m) / 8.0f, static_cast<int>(e) - 7);
     for (int j = 0; j < 16; ++j) v.push_back(6.0f * scale * static_cast<float>(16 - j) / 16.0f * (j % 2 == 1 ? -1.0f : 1.0f));
   }
+  return v;
+}
+
+/// MX with bf16 input: every E8M0 scale code from 0 up to the largest the recipe reaches (253 for
+/// mxfp4_nvidia, 252 for mxfp4_ocp), and under each code every bf16 magnitude from amax / 64 up
+/// to the block amax, alternating signs: the domain where the packed power-of-two encoder (codes
+/// 1..252, fp4_block::pack_e2m1_word_bf16_pow2) and the fp32 encoder it falls back to (0 and
+/// 253) make every E2M1 decision, subnormal bf16 inputs of the lowest codes included. Each code's
+/// blocks put amax = 5.5 * 2^(code - 127) (nvidia: E8M0 rounds amax / 6 up) or 7.5 * 2^(code -
+/// 127) (OCP: floor(log2 amax) - 2) first and 31 walk values after it; the codes are 128 columns
+/// of 32-element blocks per row, the last row padded with zeros (code 0).
+constexpr std::int64_t kEveryE8m0Cols = 4096;
+std::vector<float> every_e8m0_code_input(const std::string& preset) {
+  const bool ocp = preset == "mxfp4_ocp";
+  const std::uint32_t last = ocp ? 252u : 253u;
+  std::vector<float> v;
+  for (std::uint32_t code = 0; code <= last; ++code) {
+    const float amax = std::ldexp(ocp ? 7.5f : 5.5f, static_cast<int>(code) - 127);
+    const float top = code == 253u ? std::bit_cast<float>(0x7F7F0000u) : amax;  // the bf16 maximum
+    const std::uint32_t hi = std::bit_cast<std::uint32_t>(top) >> 16;
+    const std::uint32_t lo = std::bit_cast<std::uint32_t>(top / 64.0f) >> 16;
+    std::uint32_t p = lo;
+    while (p <= hi) {
+      v.push_back(top);
+      for (int j = 1; j < 32; ++j, ++p) {
+        const float x = p <= hi ? std::bit_cast<float>(p << 16) : 0.0f;
+        v.push_back(j % 2 == 1 ? -x : x);
+      }
+    }
+  }
+  while (v.size() % kEveryE8m0Cols != 0) v.push_back(0.0f);
   return v;
 }
 
@@ -127,6 +159,17 @@ std::vector<Case> cases() {
     e.every_scale_code = true;
     out.push_back(e);
   }
+  for (const std::string preset : {"mxfp4_nvidia", "mxfp4_ocp"}) {
+    Case e;
+    e.name = preset + "_bf16_every_e8m0_code";
+    e.preset = preset;
+    e.type = WideType::kBf16;
+    e.cols = kEveryE8m0Cols;
+    e.rows = static_cast<std::int64_t>(every_e8m0_code_input(preset).size()) / kEveryE8m0Cols;
+    e.layout = ScaleLayout::kSwizzled128x4;
+    e.every_e8m0_code = true;
+    out.push_back(e);
+  }
   // A calibrated tensor amax (the unfused SwiGLU pair's second half uses this path).
   Case c;
   c.name = "nvfp4_te_bf16_calibrated_amax";
@@ -148,8 +191,9 @@ TEST_P(QuantizeKernel, MatchesReference) {
   SCOPED_TRACE(test::seed_note(seed));
   const Recipe recipe = Recipe::by_name(c.preset);
   const auto n = static_cast<std::size_t>(c.rows * c.cols);
-  const std::vector<float> values = c.every_scale_code ? every_scale_code_input()
-                                                      : make_input(recipe, c.type, c.rows, c.cols, seed, c.specials);
+  const std::vector<float> values = c.every_scale_code   ? every_scale_code_input()
+                                    : c.every_e8m0_code ? every_e8m0_code_input(c.preset)
+                                                        : make_input(recipe, c.type, c.rows, c.cols, seed, c.specials);
   const std::vector<std::uint8_t> in_bytes = to_bytes(c.type, values);
 
   // The model.
@@ -207,6 +251,12 @@ TEST_P(QuantizeKernel, MatchesReference) {
   (void)test::expect_block_quantized(be, recipe, ref, ectx, c.layout, c.groups, out, true, copt);
   if (c.every_scale_code) {  // the input does what it claims: block k's reference scale code is k
     for (std::size_t k = 0; k < 127; ++k) ASSERT_EQ(ref.scales[k], k) << "block " << k;
+  }
+  if (c.every_e8m0_code) {  // the input does what it claims: the reference's scale codes cover 0..last
+    std::vector<bool> seen(256, false);
+    for (const std::uint8_t code : ref.scales) seen[code] = true;
+    const unsigned last = c.preset == "mxfp4_ocp" ? 252u : 253u;
+    for (unsigned code = 0; code <= last; ++code) EXPECT_TRUE(seen[code]) << "no block with scale code " << code;
   }
 }
 

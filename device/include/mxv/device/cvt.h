@@ -5,6 +5,7 @@
 //   - E2M1:  cvt.rn.satfinite.e2m1x2.f32     family/arch-specific Blackwell only (sm_100a, 120a, ...)
 //   - UE8M0: cvt.rz|rp.satfinite.ue8m0x2.f32  family/arch-specific Blackwell only
 //   - bf16x2 / f16x2: cvt.rn.{bf16x2,f16x2}.f32  from sm_80 (finite inputs only, see below)
+//   - bf16x2 arithmetic: fma.rn.bf16x2              from sm_80 (the MX encoder's power-of-two form)
 // and fast fp32 software code everywhere else (sm_90 for E2M1/UE8M0, and the host, where the
 // emulator runs the same kernel bodies). The software code deliberately uses a DIFFERENT
 // algorithm from the reference (reference/src: a generic numbered-steps encoder): here the
@@ -412,6 +413,29 @@ MXV_HD MXV_FORCEINLINE std::uint32_t half2_from_f32_finite(float hi, float lo) {
 #else
   if constexpr (kBf16) return std::uint32_t{bf16_from_f32(lo)} | (std::uint32_t{bf16_from_f32(hi)} << 16);
   return std::uint32_t{fp16_from_f32(lo)} | (std::uint32_t{fp16_from_f32(hi)} << 16);
+#endif
+}
+
+/// fma.rn.bf16x2: per 16-bit half, the exact a * b + c rounded once to bf16 (RNE, overflow to Inf).
+/// The host computes a * b + c in fp32 and rounds that to bf16, which is the same value for the
+/// operands it is given (fp4_block::pack_e2m1_word_bf16_pow2): finite a, b's halves powers of two
+/// and c's in [128, 256). a * b is then an fp32 number with a's 8 significant bits, or overflows to
+/// Inf as the hardware result does, or lies below 2^-126, where both results are c. Two 8-bit
+/// significands within 2^16 of each other add exactly in fp32; further apart, the fp32 sum stays
+/// within an fp32 ulp of the larger one, a bf16 number, so no bf16 tie lies between them and the
+/// second rounding gives what one rounding gives.
+MXV_HD MXV_FORCEINLINE std::uint32_t bf16x2_fma_pow2(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+#if MXV_HW_CVT_WIDE_X2
+  std::uint32_t d;
+  asm("fma.rn.bf16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+#else
+  const auto half = [](std::uint32_t x, std::uint32_t y, std::uint32_t z) -> std::uint32_t {
+    const float sum = f32_from_bf16(static_cast<std::uint16_t>(x)) * f32_from_bf16(static_cast<std::uint16_t>(y)) +
+                      f32_from_bf16(static_cast<std::uint16_t>(z));
+    return bf16_from_f32(sum);
+  };
+  return half(a & 0xFFFFu, b & 0xFFFFu, c & 0xFFFFu) | (half(a >> 16, b >> 16, c >> 16) << 16);
 #endif
 }
 

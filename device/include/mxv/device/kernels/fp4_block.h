@@ -263,6 +263,67 @@ MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_non_nan(std::uint32_t w
 #endif
 }
 
+/// An MX block's multiplier 2^k (k = 127 - its E8M0 code) as the packed bf16 factors of the three
+/// roundings of cvt::e2m1_magnitude_biased: 2^(k+1), 2^k and 2^(k-1), each in both halves. All
+/// three are normal bf16 numbers exactly when 1 <= code <= 252 (mx_bf16_factors_normal); the
+/// blocks outside that range (amax below about 2^-124, or near the bf16 maximum) take the fp32
+/// encoder.
+struct MxBf16Factors {
+  std::uint32_t twice = 0;
+  std::uint32_t once = 0;
+  std::uint32_t half = 0;
+};
+
+MXV_HD MXV_FORCEINLINE bool mx_bf16_factors_normal(std::uint32_t code) { return code - 1u < 252u; }
+
+MXV_HD MXV_FORCEINLINE MxBf16Factors mx_bf16_factors(std::uint32_t code) {
+  const std::uint32_t once = (254u - code) << 7;  // the bf16 pattern of 2^(127 - code)
+  return {(once + 0x80u) * 0x10001u, once * 0x10001u, (once - 0x80u) * 0x10001u};
+}
+
+/// pack_e2m1_word_bf16_non_nan for an MX block (multiplier 2^k, mx_bf16_factors_normal) two
+/// elements per instruction: the three roundings of cvt::e2m1_magnitude_biased done in packed bf16
+/// arithmetic on the words as loaded. Each piece is one fma.rn.bf16x2 (cvt::bf16x2_fma_pow2) of
+/// |x| by a power of two plus 128 + 2i: the product is exact, so the piece is the same single
+/// rounding as the fp32 form, now in [128, 256) where the bf16 ulp is 1 (a larger result only
+/// makes its piece lose the minimum, as in fp32). The fp32 form rounds |x| * 2^k first, which
+/// is exact too (2^k * |x| lies in the fp32 range wherever it can be a code above 0). The
+/// minimum is two packed 16-bit minima (positive bf16 numbers order as their patterns); each half
+/// then holds 0x4300 + code, and four byte permutes gather the 8 codes' low bytes into nibble
+/// order (byte i: code 2i low, code 2i + 1 high). About 4 instructions per element where the fp32
+/// form takes 8; the exhaustive test over every bf16 input and every E8M0 code in range holds the
+/// two equal (tests/device/cvt_exhaustive_test.cpp).
+template <bool kSaturate>
+MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_pow2(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2,
+                                                              std::uint32_t w3, const MxBf16Factors& f) {
+  const auto codes = [&](std::uint32_t w) {
+    const std::uint32_t a = w & 0x7FFF7FFFu;
+    const std::uint32_t twice = cvt::bf16x2_fma_pow2(a, f.twice, 0x43004300u);  // 128 + RNE(2m)
+    const std::uint32_t once = cvt::bf16x2_fma_pow2(a, f.once, 0x43024302u);    // 130 + RNE(m)
+    const std::uint32_t half = cvt::bf16x2_fma_pow2(a, f.half, 0x43044304u);    // 132 + RNE(m / 2)
+    const std::uint32_t r = qrules::min_u16x2(qrules::min_u16x2(twice, once), half);
+    return kSaturate ? qrules::min_u16x2(r, 0x43074307u) : r;
+  };
+  const std::uint32_t lo = byte_perm(codes(w0), codes(w1), 0x6420u);  // codes 0..3, one per byte
+  const std::uint32_t hi = byte_perm(codes(w2), codes(w3), 0x6420u);  // codes 4..7
+  const std::uint32_t even = byte_perm(lo, hi, 0x6420u);
+  const std::uint32_t odd = byte_perm(lo, hi, 0x7531u);
+  return (even | (odd << 4)) | bf16_sign_nibbles(w0, w1, w2, w3);
+}
+
+/// The E2M1 word of 8 finite bf16 elements (words w0..w3) of a block with choice `c`: the packed
+/// power-of-two form for MX blocks whose factors are normal (`pow2`: the caller's
+/// mx_bf16_factors_normal test, once per block, with `f` = mx_bf16_factors), the fp32 form
+/// otherwise and on targets with the E2M1 cvt.
+MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_block(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2,
+                                                               std::uint32_t w3, float multiplier, bool saturate,
+                                                               bool pow2, const MxBf16Factors& f) {
+  if (pow2 && !cvt::kHardwareE2M1E8M0) {  // the E2M1 cvt, where there is one, takes two per instruction
+    return saturate ? pack_e2m1_word_bf16_pow2<true>(w0, w1, w2, w3, f) : pack_e2m1_word_bf16_pow2<false>(w0, w1, w2, w3, f);
+  }
+  return pack_e2m1_word_bf16_non_nan(w0, w1, w2, w3, multiplier, saturate);
+}
+
 /// Stores one thread's packed codes (kWords words of 8 codes) at byte `byte_off` of `elements`
 /// in one access: four words as one 16-byte vector, two as one 8-byte store whose low word holds
 /// the first 8 codes (little-endian memory order). byte_off is a multiple of 4 * kWords.

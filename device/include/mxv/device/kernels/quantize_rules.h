@@ -95,6 +95,18 @@ MXV_HD MXV_FORCEINLINE std::uint32_t max_u16x2(std::uint32_t a, std::uint32_t b)
 #endif
 }
 
+/// The unsigned minima of the two 16-bit halves, as max_u16x2 (VIMNMX.U16x2; two in a row fuse
+/// into one three-input VIMNMX3.U16x2 on sm_90).
+MXV_HD MXV_FORCEINLINE std::uint32_t min_u16x2(std::uint32_t a, std::uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __vminu2(a, b);
+#else
+  const std::uint32_t hi = (a & 0xFFFF0000u) < (b & 0xFFFF0000u) ? a & 0xFFFF0000u : b & 0xFFFF0000u;
+  const std::uint32_t lo = (a & 0xFFFFu) < (b & 0xFFFFu) ? a & 0xFFFFu : b & 0xFFFFu;
+  return hi | lo;
+#endif
+}
+
 // ---- power-of-two multipliers -------------------------------------------------------------------
 
 /// 2^e as fp32 for -149 <= e <= 127, assembled from bits (subnormal powers included).

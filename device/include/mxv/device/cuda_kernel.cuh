@@ -9,6 +9,7 @@
 
 #include "mxv/device/cuda_ctx.cuh"
 #include "mxv/device/cuda_family.h"
+#include "mxv/device/resident_blocks_cache.h"
 
 namespace mxv::device {
 
@@ -32,16 +33,21 @@ __global__ void unbounded_kernel(const typename Kernel::Params p) {
 }  // namespace
 
 /// The blocks of `kernel` (block size `threads`, `smem` dynamic bytes) the current device holds at
-/// once: the occupancy calculator's blocks per SM times the SMs; 0 when the runtime cannot tell.
+/// once: the occupancy calculator's blocks per SM times the SMs, asked once per kernel, device and
+/// geometry (ResidentBlocksCache); 0 when the runtime cannot tell.
 template <class Params>
 unsigned resident_blocks(void (*kernel)(Params), unsigned threads, std::size_t smem) {
-  int device = 0, sms = 0, per_sm = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads), smem) != cudaSuccess) {
-    return 0;
-  }
-  return static_cast<unsigned>(sms) * static_cast<unsigned>(per_sm);
+  static ResidentBlocksCache cache;  // one per Params type: the key still names the kernel
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return 0;
+  return cache.get({reinterpret_cast<const void*>(kernel), device, threads, smem}, [&]() -> unsigned {
+    int sms = 0, per_sm = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, static_cast<int>(threads), smem) != cudaSuccess) {
+      return 0;
+    }
+    return static_cast<unsigned>(sms) * static_cast<unsigned>(per_sm);
+  });
 }
 
 template <KernelFamily Family>

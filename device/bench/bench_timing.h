@@ -37,12 +37,31 @@ inline std::unique_ptr<Backend> cuda_backend_or_exit(const char* who) {
 inline cudaStream_t stream_of(CudaBackend& b) { return static_cast<cudaStream_t>(b.stream()); }
 
 /// How a launch is timed: `warmup` untimed calls, then `reps` measurements of `batch`
-/// consecutive calls each; the result is the median per call.
+/// consecutive calls each; the result is the median per call. With `hold` (the default; the
+/// benches' --no-hold turns it off) a spinning kernel holds the stream for kHoldNs before each
+/// measurement's first event, so the host has queued the measurement's launches by the time the GPU
+/// reaches them and the events time the GPU's work alone, as nvbench's blocking kernel does.
+/// Without it the GPU idles between the first event and the first kernel while the host plans and
+/// launches that call (a few microseconds: 5-8% of a 40-80 us kernel, BENCHMARKS.md), which a
+/// 1 GiB copy amortises and a short kernel does not.
 struct Timing {
   int reps = 50;
   int batch = 1;
   int warmup = 5;
+  bool hold = true;
 };
+
+inline constexpr unsigned long long kHoldNs = 1000000;  // 1 ms: far more than a batch's host work
+
+/// One thread spinning until `ns` nanoseconds of the GPU's global timer have passed.
+static __global__ void hold_stream_kernel(unsigned long long ns) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
 
 /// Median milliseconds per call of `launch(i)`; i counts every call, warm-up included, so a
 /// launch that rotates its inputs by i never meets the same set twice in a row.
@@ -57,6 +76,10 @@ double median_ms(CudaBackend& b, const Timing& timing, F&& launch) {
   check(cudaEventCreate(&e1), "event");
   std::vector<double> t;
   for (int i = 0; i < timing.reps; ++i) {
+    if (timing.hold) {
+      hold_stream_kernel<<<1, 1, 0, s>>>(kHoldNs);
+      check(cudaGetLastError(), "hold");
+    }
     check(cudaEventRecord(e0, s), "record");
     for (int j = 0; j < timing.batch; ++j) launch(call++);
     check(cudaEventRecord(e1, s), "record");
@@ -90,9 +113,10 @@ inline double copy_bandwidth_gbs(CudaBackend& b, const Timing& timing) {
 inline void print_device(const Timing& timing) {
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "props");
-  std::printf("device: %s (sm_%d%d), %d SMs, L2 %d MB; median of %d measurements of %d launch(es) after %d warm-up\n",
+  std::printf("device: %s (sm_%d%d), %d SMs, L2 %d MB; median of %d measurements of %d launch(es) after %d warm-up; %s\n",
               prop.name, prop.major, prop.minor, prop.multiProcessorCount, prop.l2CacheSize >> 20, timing.reps,
-              timing.batch, timing.warmup);
+              timing.batch, timing.warmup,
+              timing.hold ? "stream held 1 ms before each measurement (launches queued first)" : "no hold (--no-hold)");
 }
 
 }  // namespace mxv::device::bench

@@ -33,12 +33,14 @@ int g_sets = 4;
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: dequantize_bench [--reps N] [--sets S] [--batch B]\n"
+               "usage: dequantize_bench [--reps N] [--sets S] [--batch B] [--no-hold]\n"
                "  --reps N   timed measurements per case; the median is reported (default 50)\n"
                "  --sets S   input sets the launches rotate over (default 4; their total exceeds L2)\n"
                "  --batch B  launches per measurement, back to back on the stream, each on the next\n"
                "             input set; the figure is the measurement / B, so the launch overhead\n"
-               "             between kernels is hidden behind the previous kernel (default 1)\n");
+               "             between kernels is hidden behind the previous kernel (default 1)\n"
+               "  --no-hold  do not hold the stream while a measurement's launches are queued, so the\n"
+               "             host's latency before the first launch counts (bench_timing.h)\n");
 }
 
 /// The positive integer `text`, or exit 2 naming the option.
@@ -73,6 +75,10 @@ int main(int argc, char** argv) {
     if (!std::strcmp(arg, "--help") || !std::strcmp(arg, "-h")) {
       usage(stdout);
       return 0;
+    }
+    if (!std::strcmp(arg, "--no-hold")) {
+      g_timing.hold = false;
+      continue;
     }
     int* target = !std::strcmp(arg, "--reps")    ? &g_timing.reps
                   : !std::strcmp(arg, "--sets")  ? &g_sets

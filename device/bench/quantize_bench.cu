@@ -4,13 +4,15 @@
 // in the same run. Targets: quantize >= 85% of copy, fused swiglu_quantize >= 80% and faster than
 // the unfused pair.
 //
-// Method (docs/design.md section 7): CUDA events around every launch, warm-up launches first,
+// Method (docs/design.md section 7): CUDA events around every launch, the launch queued behind a
+// kernel that holds the stream (bench_timing.h), warm-up launches first,
 // the median of many timed launches, inputs rotated over several buffers whose total exceeds the
 // 50 MB L2 (each input here is >= 100 MB), inputs random (never zeros). The kernels launch through
 // CudaBackend's entries with the host launchers' plans, i.e. exactly what the tests verify.
 //
-// Run on the GPU machine: build/gpu/device/quantize_bench [--reps N] [--only quantize|swiglu];
-// prints one table.
+// Run on the GPU machine: build/gpu/device/quantize_bench [--reps N] [--only quantize|swiglu]
+// [--no-hold] (bench_timing.h: without the stream hold each figure includes the host's launch
+// latency of the call); prints one table.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -53,7 +55,9 @@ int main(int argc, char** argv) {
   // --only quantize|swiglu: one section (an A/B comparison of one kernel need not pay for the other's
   // input generation and launches).
   std::string only;
-  for (int i = 1; i + 1 < argc; ++i) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--no-hold") g_timing.hold = false;
+    if (i + 1 == argc) break;
     if (std::string(argv[i]) == "--reps") g_timing.reps = std::max(5, std::atoi(argv[i + 1]));
     if (std::string(argv[i]) == "--only") only = argv[i + 1];
   }

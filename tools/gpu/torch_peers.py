@@ -7,7 +7,10 @@ the E2M1 rounding, a lookup table for decoding), once run eagerly and once throu
 The peers are timing references only: they are not bit-exact with mxv's recipes and are not used
 to check anything.
 
-Method: CUDA events around each call, warm-up calls first (torch.compile compiles there), the
+Method: CUDA events around each call, the call queued behind a spinning kernel that holds the
+stream (torch.cuda._sleep; --no-hold leaves it out), as mxv's benches do (device/bench/
+bench_timing.h), so both sides are timed on the GPU's work and not on the host's launch latency;
+warm-up calls first (torch.compile compiles there), the
 median of --reps timed calls, inputs rotated over --sets buffer sets whose total exceeds the L2,
 random non-zero inputs; the device-to-device copy bandwidth (bytes read + written) is measured in
 the same run and every figure is also given as a fraction of it. Bytes counted per operation are
@@ -18,6 +21,7 @@ mxv's figures come from the text output of its C++ benchmarks (device/bench), gi
 mxv figure is found get the speed-up mxv / eager and mxv / torch.compile.
 
   python3 tools/gpu/torch_peers.py [--reps 50] [--sets 4] [--mxv-quantize q.txt] [--mxv-dequantize d.txt]
+                                   [--no-hold]
 """
 import argparse
 import re
@@ -30,6 +34,10 @@ E2M1_VALUES = torch.tensor([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0,
                             -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0])
 
 
+HOLD = True  # --no-hold turns it off
+HOLD_CYCLES = 20_000_000  # about 10 ms at the H200's clock: more than an eager call's host work
+
+
 def median_ms(fn, args_sets, reps):
     for i in range(3):
         fn(*args_sets[i % len(args_sets)])
@@ -38,6 +46,8 @@ def median_ms(fn, args_sets, reps):
     for i in range(reps):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         args = args_sets[i % len(args_sets)]
+        if HOLD:  # the stream held while the call's kernels are queued, as mxv's benches do
+            torch.cuda._sleep(HOLD_CYCLES)
         a.record()
         fn(*args)
         b.record()
@@ -113,7 +123,11 @@ def main():
     ap.add_argument("--sets", type=int, default=4)
     ap.add_argument("--mxv-quantize")
     ap.add_argument("--mxv-dequantize")
+    ap.add_argument("--no-hold", action="store_true",
+                    help="do not hold the stream before each timed call, so the host's latency counts")
     args = ap.parse_args()
+    global HOLD
+    HOLD = not args.no_hold
     dev = torch.device("cuda")
     gen = torch.Generator(device=dev).manual_seed(20261201)
 
@@ -123,7 +137,8 @@ def main():
     copy_gbs = 2 * big.numel() / copy_ms / 1e6
     del big, dst
     print(f"device: {torch.cuda.get_device_name()}, torch {torch.__version__}; copy 1 GiB: {copy_ms:.3f} ms "
-          f"-> {copy_gbs:.0f} GB/s (read + write); medians of {args.reps}, {args.sets} rotating sets")
+          f"-> {copy_gbs:.0f} GB/s (read + write); medians of {args.reps}, {args.sets} rotating sets; "
+          f"{'stream held before each call' if HOLD else 'no hold'}")
 
     def randn(*shape, dtype=torch.bfloat16):
         return torch.randn(*shape, generator=gen, device=dev, dtype=torch.float32).add_(0.01).to(dtype)

@@ -1,7 +1,8 @@
 // The __global__ wrappers of every kernel (docs/design.md section 3.4, "One kernel source, two
 // executions"): one per Kernel of a family (kernel_family.h), passing a CudaCtx to Kernel::run,
 // bounded by the kernel's own __launch_bounds__ and started with the plan's geometry (grid.x cut
-// to the resident blocks for a one-wave plan, LaunchPlan::one_wave) and dynamic shared memory.
+// to the resident blocks for a one-wave plan, LaunchPlan::one_wave) and dynamic shared memory, as
+// a programmatic dependent launch (docs/design.md section 3.5).
 // Only the per-family translation units that device/CMakeLists.txt generates include this header.
 #pragma once
 
@@ -17,8 +18,24 @@ static_assert(KernelCtx<CudaCtx>);
 
 namespace {
 
+// Programmatic dependent launch (PTX griddepcontrol, sm_90): every kernel is launched allowed to
+// start before the kernel ahead of it on the stream has finished, and every kernel first waits
+// until the grids it depends on have completed and their memory is visible, before any access to
+// global memory. So no kernel reads an input that its predecessor is still writing (the tensor
+// amax before quantize, the gate-factor table before the fused kernel), and what overlaps is the
+// launch and the block scheduling of a kernel with the tail of the one ahead of it. Each block then
+// lets the next kernel be scheduled: once every block of this grid has started, the next grid's
+// blocks may take the SM slots this grid's last wave leaves free, and they wait there.
+__device__ __forceinline__ void dependent_launch_prologue() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 template <class Kernel>
 __global__ void __launch_bounds__(Kernel::kMaxThreads) bounded_kernel(const typename Kernel::Params p) {
+  dependent_launch_prologue();
   CudaCtx ctx;
   Kernel::run(ctx, p);
 }
@@ -26,6 +43,7 @@ __global__ void __launch_bounds__(Kernel::kMaxThreads) bounded_kernel(const type
 // A kernel that declares no bound keeps the register allocation ptxas picks without one.
 template <class Kernel>
 __global__ void unbounded_kernel(const typename Kernel::Params p) {
+  dependent_launch_prologue();
   CudaCtx ctx;
   Kernel::run(ctx, p);
 }
@@ -66,7 +84,20 @@ bool launch_on_cuda(const LaunchPlan& plan, const typename Family::Params& param
       const unsigned resident = resident_blocks(kernel, block.x * block.y * block.z, plan.dynamic_smem_bytes);
       if (resident > 0 && grid.x > resident) grid.x = resident;
     }
-    kernel<<<grid, block, plan.dynamic_smem_bytes, s>>>(params);
+    // Launched as a programmatic dependent of the stream's previous kernel (see
+    // dependent_launch_prologue); an error reaches CudaBackend::check_launch through
+    // cudaGetLastError.
+    cudaLaunchAttribute dependent{};
+    dependent.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    dependent.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = plan.dynamic_smem_bytes;
+    config.stream = s;
+    config.attrs = &dependent;
+    config.numAttrs = 1;
+    (void)cudaLaunchKernelEx(&config, kernel, params);
   });
 }
 

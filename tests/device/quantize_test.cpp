@@ -266,6 +266,61 @@ INSTANTIATE_TEST_SUITE_P(emulated, QuantizeKernel,
                          ::testing::ValuesIn(test::case_params(BackendKind::kEmulated, cases())),
                          test::case_param_name<Case>);
 
+// ---- dependent launches see their predecessor's writes (GPU) -------------------------------------
+
+/// The cuda backend launches each kernel as a programmatic dependent of the one ahead of it, and
+/// each kernel waits for its predecessors before touching memory (cuda_kernel.cuh). Here the amax
+/// kernel's largest element is the tensor's last one, which its last block (in its last wave)
+/// publishes, and the quantize kernel that follows reads the amax first thing: a quantize that
+/// started reading before the amax kernel finished would scale with an amax near 1 instead of
+/// 1000. Every run must equal, byte for byte, a quantize given the exact amax as calibrated (one
+/// launch, nothing to race). Not yet shown on the GPU to fail with the wait removed
+/// (BENCHMARKS.md, run 38).
+TEST(QuantizeDependentLaunch, cuda_AmaxPublishedLastIsSeenByQuantize) {
+  const Availability a = emu::availability(BackendKind::kCuda);
+  if (!a.available) {
+    if (test::gpu_required()) FAIL() << "MXV_REQUIRE_GPU=1 but the cuda backend is unavailable: " << a.reason;
+    GTEST_SKIP() << "cuda backend unavailable: " << a.reason;
+  }
+  const std::unique_ptr<Backend> be = emu::make_backend(BackendKind::kCuda);
+  constexpr std::int64_t kRows = 16384, kCols = 7168;
+  const auto n = static_cast<std::size_t>(kRows * kCols);
+  std::vector<std::uint16_t> in(n);
+  for (std::size_t i = 0; i < n; ++i) {  // |x| <= 1: bf16 patterns up to 0x3F80, both signs
+    in[i] = static_cast<std::uint16_t>(((i * 2654435761u) >> 7) % 0x3F80u) | static_cast<std::uint16_t>((i & 1u) << 15);
+  }
+  in[n - 1] = 0x447A;  // 1000
+  const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(in.data()), n * 2);
+  DeviceBuffer input = be->alloc_upload(bytes, "input");
+
+  QuantizeProblem calibrated;
+  calibrated.input_type = WideType::kBf16;
+  calibrated.rows = kRows;
+  calibrated.cols = kCols;
+  calibrated.scale_layout = ScaleLayout::kSwizzled128x4;
+  calibrated.tensor_amax = 1000.0f;
+  const QuantizePlan want_plan = plan_quantize(calibrated);
+  QuantizeBuffers want = alloc_quantize_buffers(*be, want_plan);
+  run_quantize(*be, want_plan, input, want);
+  const std::vector<std::uint8_t> want_elements = be->download<std::uint8_t>(want.elements);
+  const std::vector<std::uint8_t> want_scales = be->download<std::uint8_t>(want.scales);
+
+  QuantizeProblem reduced = calibrated;
+  reduced.tensor_amax.reset();
+  const QuantizePlan plan = plan_quantize(reduced);
+  ASSERT_TRUE(plan.launches_amax);
+  QuantizeBuffers out = alloc_quantize_buffers(*be, plan);
+  for (int run = 0; run < 8; ++run) {
+    be->clear_launch_log();
+    run_quantize(*be, plan, input, out);
+    ASSERT_EQ(be->launch_log().size(), 2u);  // amax, then quantize right behind it
+    const std::vector<std::uint32_t> amax = be->download<std::uint32_t>(out.amax);
+    EXPECT_EQ(amax[0], std::bit_cast<std::uint32_t>(1000.0f)) << "run " << run;
+    EXPECT_TRUE(be->download<std::uint8_t>(out.scales) == want_scales) << "run " << run << ": scales differ";
+    EXPECT_TRUE(be->download<std::uint8_t>(out.elements) == want_elements) << "run " << run << ": elements differ";
+  }
+}
+
 // ---- the test can fail: a planted bug in the kernel's output is reported ------------------------
 
 /// An nvfp4_te quantize of 4 x 64 fp32 inputs (drawn from `seed`) on the emulator, with the

@@ -49,6 +49,12 @@ void print(const Row& r, double copy_gbs) {
   std::printf("%-52s %9.3f ms %9.1f GB/s %6.1f%% of copy\n", r.name.c_str(), r.ms, gbs, 100.0 * gbs / copy_gbs);
 }
 
+int usage_error(const char* why, const char* what) {
+  std::fprintf(stderr, "quantize_bench: %s '%s'\nusage: quantize_bench [--reps N (at least 5)] [--only quantize|swiglu] [--no-hold]\n",
+               why, what);
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,14 +62,23 @@ int main(int argc, char** argv) {
   // input generation and launches).
   std::string only;
   for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--no-hold") g_timing.hold = false;
-    if (i + 1 == argc) break;
-    if (std::string(argv[i]) == "--reps") g_timing.reps = std::max(5, std::atoi(argv[i + 1]));
-    if (std::string(argv[i]) == "--only") only = argv[i + 1];
-  }
-  if (!only.empty() && only != "quantize" && only != "swiglu") {
-    std::fprintf(stderr, "quantize_bench: --only takes quantize or swiglu, not '%s'\n", only.c_str());
-    return 2;
+    const std::string arg = argv[i];
+    if (arg == "--no-hold") {
+      g_timing.hold = false;
+      continue;
+    }
+    if (arg != "--reps" && arg != "--only") return usage_error("unknown option", argv[i]);
+    if (i + 1 == argc) return usage_error("needs a value:", argv[i]);
+    const char* value = argv[++i];
+    if (arg == "--only") {
+      only = value;
+      if (only != "quantize" && only != "swiglu") return usage_error("--only takes quantize or swiglu, not", value);
+      continue;
+    }
+    char* end = nullptr;
+    const long reps = std::strtol(value, &end, 10);
+    if (end == value || *end != '\0' || reps < 1 || reps > 100000) return usage_error("--reps needs a positive integer, not", value);
+    g_timing.reps = std::max(5, static_cast<int>(reps));  // a median of fewer is not worth printing
   }
   auto backend_ptr = cuda_backend_or_exit("quantize_bench");
   auto& be = static_cast<CudaBackend&>(*backend_ptr);

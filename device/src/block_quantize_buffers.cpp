@@ -36,4 +36,10 @@ void require_block_quantize_buffers(std::string_view who, const BlockQuantizeLay
   require_buffer_bytes(who, out.gate_table, layout.gate_table_bytes, "gate_table");
 }
 
+void hold_calibrated_amax(Backend& backend, BlockQuantizeBuffers& out, std::uint32_t bits) {
+  if (out.amax_holds == bits) return;
+  backend.upload(out.amax, std::span<const std::uint32_t>(&bits, 1));
+  out.amax_holds = bits;
+}
+
 }  // namespace mxv::device

@@ -196,10 +196,12 @@ void run_quantize(Backend& backend, const QuantizePlan& plan, const DeviceBuffer
   q.input = input.as<std::uint8_t>();
   bind_block_quantize_buffers(q, layout, out);
 
-  if (q.scheme == qrules::Scheme::kNvfp4Te) {
-    // The amax word: 0 for the atomicMax reduction, or the calibrated value's exact bits.
-    const std::uint32_t init = plan.launches_amax ? 0u : std::bit_cast<std::uint32_t>(*plan.problem.tensor_amax);
-    backend.upload(out.amax, std::span<const std::uint32_t>(&init, 1));
+  if (plan.launches_amax) {  // 0 for the atomicMax reduction, which then leaves its own result
+    const std::uint32_t zero = 0;
+    backend.upload(out.amax, std::span<const std::uint32_t>(&zero, 1));
+    out.amax_holds.reset();
+  } else if (q.scheme == qrules::Scheme::kNvfp4Te) {  // the calibrated value's exact bits
+    hold_calibrated_amax(backend, out, std::bit_cast<std::uint32_t>(*plan.problem.tensor_amax));
   }
   if (plan.launches_amax) {
     AmaxParams a = plan.amax_params;

@@ -133,10 +133,7 @@ void run_swiglu_quantize(Backend& backend, const SwigluQuantizePlan& plan, const
   SwigluQuantizeParams q = plan.params;
   q.in.gate_up = gate_up.as<std::uint8_t>();
   bind_block_quantize_buffers(q, layout, out);
-  if (plan.problem.tensor_amax) {
-    const auto bits = std::bit_cast<std::uint32_t>(*plan.problem.tensor_amax);
-    backend.upload(out.amax, std::span<const std::uint32_t>(&bits, 1));
-  }
+  if (plan.problem.tensor_amax) hold_calibrated_amax(backend, out, std::bit_cast<std::uint32_t>(*plan.problem.tensor_amax));
   run_swiglu_gate_table(backend, plan, out);
   backend.launch(plan.launch, q);
 }

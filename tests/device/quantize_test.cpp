@@ -266,6 +266,91 @@ INSTANTIATE_TEST_SUITE_P(emulated, QuantizeKernel,
                          ::testing::ValuesIn(test::case_params(BackendKind::kEmulated, cases())),
                          test::case_param_name<Case>);
 
+// ---- the calibrated amax is uploaded once per buffer set and value -------------------------------
+
+/// run_quantize puts a calibrated amax into the buffers only when their record (amax_holds) says
+/// they hold another word (hold_calibrated_amax), and a reduced amax resets the record. One buffer
+/// set walks through calibrated, repeated, reduced, calibrated again and another value; every step
+/// must equal the reference. Then a word written behind the record's back is what the next run with
+/// that calibrated amax scales by (so the upload was skipped), until the record is reset.
+class QuantizeAmaxRecord : public test::CaseBackendTest<Case> {};
+
+TEST_P(QuantizeAmaxRecord, UploadsOnlyWhatTheBuffersDoNotHold) {
+  const std::uint64_t seed = test::case_seed(0x5eed0006u, "amax_record");
+  SCOPED_TRACE(test::seed_note(seed));
+  const Recipe recipe = Recipe::nvfp4_te();
+  constexpr std::int64_t kRows = 4, kCols = 64;
+  const std::vector<float> values = make_input(recipe, WideType::kBf16, kRows, kCols, seed, false);
+  const std::vector<std::uint8_t> in_bytes = to_bytes(WideType::kBf16, values);
+  Backend& be = *backend_;
+  DeviceBuffer input = be.alloc_upload(std::span<const std::uint8_t>(in_bytes), "input");
+
+  const auto plan_for = [&](std::optional<float> amax) {
+    QuantizeProblem prob;
+    prob.input_type = WideType::kBf16;
+    prob.rows = kRows;
+    prob.cols = kCols;
+    prob.tensor_amax = amax;
+    return plan_quantize(prob);
+  };
+  const auto reference = [&](std::optional<float> amax) {
+    QuantizeOptions opt;
+    opt.tensor_amax = amax;
+    return quantize_activations(recipe, WideType::kBf16, in_bytes, kRows, kCols, opt);
+  };
+  const auto matches = [&](const QuantizeBuffers& out, const QuantizedActivations& ref) {
+    return be.download<std::uint8_t>(out.elements) == ref.elements && be.download<std::uint8_t>(out.scales) == ref.scales;
+  };
+  QuantizeBuffers out = alloc_quantize_buffers(be, plan_for(12.0f));
+
+  struct Step {
+    const char* what;
+    std::optional<float> amax;
+  };
+  const Step steps[] = {{"calibrated 12", 12.0f},
+                        {"calibrated 12 again", 12.0f},
+                        {"reduced on the device", std::nullopt},
+                        {"calibrated 12 after the reduction", 12.0f},
+                        {"calibrated 3", 3.0f}};
+  for (const Step& step : steps) {
+    SCOPED_TRACE(step.what);
+    run_quantize(be, plan_for(step.amax), input, out);
+    be.synchronize();
+    const QuantizedActivations ref = reference(step.amax);
+    EXPECT_TRUE(matches(out, ref)) << "elements or scales differ from the reference";
+    const std::uint32_t word = be.download<std::uint32_t>(out.amax)[0];
+    if (step.amax) {
+      EXPECT_EQ(word, std::bit_cast<std::uint32_t>(*step.amax));
+      EXPECT_EQ(out.amax_holds, std::optional<std::uint32_t>(word));
+    } else {
+      EXPECT_NE(word, std::bit_cast<std::uint32_t>(12.0f));  // the input's own amax, not the calibrated one
+      EXPECT_EQ(out.amax_holds, std::nullopt);
+    }
+  }
+
+  const float other = 0.5f;
+  be.upload(out.amax, std::span<const float>(&other, 1));  // behind the record's back
+  run_quantize(be, plan_for(3.0f), input, out);
+  be.synchronize();
+  EXPECT_TRUE(matches(out, reference(other))) << "the run uploaded 3 although the record said it was there";
+  out.amax_holds.reset();
+  run_quantize(be, plan_for(3.0f), input, out);
+  be.synchronize();
+  EXPECT_TRUE(matches(out, reference(3.0f))) << "a reset record must make the run upload again";
+}
+
+std::vector<Case> amax_record_cases() {
+  Case c;
+  c.name = "nvfp4_te_bf16_4x64";
+  return {c};
+}
+const std::vector<Case> kAmaxRecordCases = amax_record_cases();
+INSTANTIATE_TEST_SUITE_P(cuda, QuantizeAmaxRecord, ::testing::ValuesIn(test::case_params(BackendKind::kCuda, kAmaxRecordCases)),
+                         test::case_param_name<Case>);
+INSTANTIATE_TEST_SUITE_P(emulated, QuantizeAmaxRecord,
+                         ::testing::ValuesIn(test::case_params(BackendKind::kEmulated, kAmaxRecordCases)),
+                         test::case_param_name<Case>);
+
 // ---- dependent launches see their predecessor's writes (GPU) -------------------------------------
 
 /// The cuda backend launches each kernel as a programmatic dependent of the one ahead of it, and

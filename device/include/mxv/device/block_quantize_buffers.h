@@ -34,6 +34,11 @@ struct BlockQuantizeBuffers {
   /// same activation skips the fill (run_swiglu_gate_table). Whoever writes `gate_table` other
   /// than through a run, or swaps it for another buffer, resets this.
   std::optional<GateTableFill> gate_table_holds;
+  /// The calibrated tensor amax (fp32 bits) that `amax` holds since a run uploaded it: a later run
+  /// with the same calibrated amax skips the upload, which waits for the stream to drain
+  /// (hold_calibrated_amax). A run that reduces the amax on the device resets it; so does whoever
+  /// writes `amax` other than through a run, or swaps it for another buffer.
+  std::optional<std::uint32_t> amax_holds;
 };
 
 /// What a plan needs of its buffers: output sizes and the row table (empty: none).
@@ -56,6 +61,11 @@ void require_buffer_bytes(std::string_view who, const DeviceBuffer& b, std::uint
 /// require_buffer_bytes for every buffer of `out`.
 void require_block_quantize_buffers(std::string_view who, const BlockQuantizeLayout& layout,
                                     const BlockQuantizeBuffers& out);
+
+/// Puts the calibrated tensor amax `bits` into `out.amax` for a run: one upload, unless
+/// `out.amax_holds` says the buffer holds those bits already (repeated runs with one calibrated
+/// amax then launch without waiting for the stream).
+void hold_calibrated_amax(Backend& backend, BlockQuantizeBuffers& out, std::uint32_t bits);
 
 /// The layout of a QuantizePlan or SwigluQuantizePlan.
 template <class Plan>

@@ -100,8 +100,9 @@ using QuantizeBuffers = BlockQuantizeBuffers;
 /// Allocates the outputs (filled with `sentinel`) and uploads the plan's row table.
 QuantizeBuffers alloc_quantize_buffers(Backend& backend, const QuantizePlan& plan, std::uint8_t sentinel = 0xCD);
 
-/// Runs the plan: resets / sets the amax word, launches the amax kernel (if planned) and the
-/// quantize kernel. Throws std::invalid_argument when a buffer is too small for the plan.
+/// Runs the plan: resets the amax word and launches the amax kernel (NVFP4 without a calibrated
+/// amax), or puts the calibrated amax into it unless `out` already holds it (hold_calibrated_amax),
+/// then launches the quantize kernel. Throws std::invalid_argument when a buffer is too small.
 void run_quantize(Backend& backend, const QuantizePlan& plan, const DeviceBuffer& input, QuantizeBuffers& out);
 
 }  // namespace mxv::device

@@ -63,7 +63,8 @@ std::span<const std::string_view> swiglu_quantize_supported_presets();
 /// Validates and plans the fused kernel; launches nothing.
 SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem);
 
-/// Output and scratch buffers of one fused run (amax: the tensor amax, uploaded by the run).
+/// Output and scratch buffers of one fused run (amax: the calibrated tensor amax, uploaded by the
+/// first run that uses it: hold_calibrated_amax).
 using SwigluQuantizeBuffers = BlockQuantizeBuffers;
 
 SwigluQuantizeBuffers alloc_swiglu_quantize_buffers(Backend& backend, const SwigluQuantizePlan& plan,

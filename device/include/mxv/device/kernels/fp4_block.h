@@ -292,7 +292,7 @@ MXV_HD MXV_FORCEINLINE MxBf16Factors mx_bf16_factors(std::uint32_t code) {
 /// then holds 0x4300 + code, and four byte permutes gather the 8 codes' low bytes into nibble
 /// order (byte i: code 2i low, code 2i + 1 high). About 4 instructions per element where the fp32
 /// form takes 8; the exhaustive test over every bf16 input and every E8M0 code in range holds the
-/// two equal (tests/device/cvt_exhaustive_test.cpp).
+/// two equal (tests/device/fp4_block_test.cpp).
 template <bool kSaturate>
 MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_pow2(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2,
                                                               std::uint32_t w3, const MxBf16Factors& f) {
@@ -311,8 +311,8 @@ MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_pow2(std::uint32_t w0, 
   return (even | (odd << 4)) | bf16_sign_nibbles(w0, w1, w2, w3);
 }
 
-/// The E2M1 word of 8 finite bf16 elements (words w0..w3) of a block with choice `c`: the packed
-/// power-of-two form for MX blocks whose factors are normal (`pow2`: the caller's
+/// The E2M1 word of 8 finite bf16 elements (words w0..w3) of a block scaled by `multiplier`: the
+/// packed power-of-two form for MX blocks whose factors are normal (`pow2`: the caller's
 /// mx_bf16_factors_normal test, once per block, with `f` = mx_bf16_factors), the fp32 form
 /// otherwise and on targets with the E2M1 cvt.
 MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_block(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2,

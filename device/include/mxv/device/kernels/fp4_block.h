@@ -311,17 +311,31 @@ MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_pow2(std::uint32_t w0, 
   return (even | (odd << 4)) | bf16_sign_nibbles(w0, w1, w2, w3);
 }
 
-/// The E2M1 word of 8 finite bf16 elements (words w0..w3) of a block scaled by `multiplier`: the
-/// packed power-of-two form for MX blocks whose factors are normal (`pow2`: the caller's
-/// mx_bf16_factors_normal test, once per block, with `f` = mx_bf16_factors), the fp32 form
-/// otherwise and on targets with the E2M1 cvt.
+/// How a finite block's bf16 words become E2M1 words (pack_e2m1_word_bf16_block), chosen once per
+/// block: the multiplier and the saturating form of the fp32 encoder, and `pow2` for MX blocks
+/// whose factors are normal, which take the packed power-of-two form instead (not on targets with
+/// the E2M1 cvt, which converts two elements per instruction itself).
+struct Bf16BlockEncoding {
+  float multiplier = 0.0f;
+  bool saturate = true;
+  bool pow2 = false;
+  MxBf16Factors factors{};
+};
+
+MXV_HD MXV_FORCEINLINE Bf16BlockEncoding bf16_block_encoding(qrules::Scheme scheme, const qrules::BlockChoice& c,
+                                                             bool saturate) {
+  const bool pow2 = !cvt::kHardwareE2M1E8M0 && scheme != qrules::Scheme::kNvfp4Te && mx_bf16_factors_normal(c.code);
+  return {c.multiplier, saturate, pow2, mx_bf16_factors(c.code)};
+}
+
+/// The E2M1 word of 8 finite bf16 elements (words w0..w3) of a block encoded as `e` says.
 MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_block(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2,
-                                                               std::uint32_t w3, float multiplier, bool saturate,
-                                                               bool pow2, const MxBf16Factors& f) {
-  if (pow2 && !cvt::kHardwareE2M1E8M0) {  // the E2M1 cvt, where there is one, takes two per instruction
-    return saturate ? pack_e2m1_word_bf16_pow2<true>(w0, w1, w2, w3, f) : pack_e2m1_word_bf16_pow2<false>(w0, w1, w2, w3, f);
+                                                               std::uint32_t w3, const Bf16BlockEncoding& e) {
+  if (e.pow2) {
+    return e.saturate ? pack_e2m1_word_bf16_pow2<true>(w0, w1, w2, w3, e.factors)
+                      : pack_e2m1_word_bf16_pow2<false>(w0, w1, w2, w3, e.factors);
   }
-  return pack_e2m1_word_bf16_non_nan(w0, w1, w2, w3, multiplier, saturate);
+  return pack_e2m1_word_bf16_non_nan(w0, w1, w2, w3, e.multiplier, e.saturate);
 }
 
 /// Stores one thread's packed codes (kWords words of 8 codes) at byte `byte_off` of `elements`

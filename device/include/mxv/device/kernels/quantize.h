@@ -195,9 +195,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
       // The multiplier of a finite block is not negative (both NVFP4 scale factors carry the
       // tensor scale's sign), as pack_e2m1_word_non_nan requires.
       const bool saturate = finite && fp4_block::e2m1_may_saturate(kScheme, key, c.multiplier);
-      // MX with bf16 input: the packed power-of-two encoder where its factors are normal.
-      const bool pow2 = kScheme != qrules::Scheme::kNvfp4Te && fp4_block::mx_bf16_factors_normal(c.code);
-      const fp4_block::MxBf16Factors factors = fp4_block::mx_bf16_factors(c.code);
+      const fp4_block::Bf16BlockEncoding encoding = fp4_block::bf16_block_encoding(kScheme, c, saturate);
       std::uint32_t out[kOutWords];
       MXV_QUANTIZE_UNROLL
       for (unsigned o = 0; o < kOutWords; ++o) {
@@ -206,7 +204,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
           out[o] = fp4_block::pack_e2m1_word<8>(value, c.multiplier);
         } else if constexpr (kBf16) {
           out[o] = fp4_block::pack_e2m1_word_bf16_block(word(4u * o), word(4u * o + 1u), word(4u * o + 2u),
-                                                        word(4u * o + 3u), c.multiplier, saturate, pow2, factors);
+                                                        word(4u * o + 3u), encoding);
         } else {
           out[o] = fp4_block::pack_e2m1_word_non_nan(value, c.multiplier, saturate);
         }

@@ -436,8 +436,7 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
     // saves one instruction per output but puts a branch around each word, and on the H200 the
     // fused kernels took 6-13% longer with it (BENCHMARKS.md, "E2M1 in three roundings").
     constexpr bool saturate = true;
-    const bool pow2 = kScheme != qrules::Scheme::kNvfp4Te && fp4_block::mx_bf16_factors_normal(c.code);
-    const fp4_block::MxBf16Factors factors = fp4_block::mx_bf16_factors(c.code);
+    const fp4_block::Bf16BlockEncoding encoding = fp4_block::bf16_block_encoding(kScheme, c, saturate);
     std::uint32_t out[kOutWords];
     MXV_SWIGLU_UNROLL
     for (unsigned o = 0; o < kOutWords; ++o) {
@@ -446,8 +445,7 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
         out[o] = fp4_block::pack_e2m1_word<8>(value, c.multiplier);
       } else if (p.round_to_bf16) {  // the signs straight from the bf16 pairs (the multiplier is positive)
         out[o] = fp4_block::pack_e2m1_word_bf16_block(bf16_words[4u * o], bf16_words[4u * o + 1u],
-                                                      bf16_words[4u * o + 2u], bf16_words[4u * o + 3u], c.multiplier,
-                                                      saturate, pow2, factors);
+                                                      bf16_words[4u * o + 2u], bf16_words[4u * o + 3u], encoding);
       } else {
         out[o] = fp4_block::pack_e2m1_word_non_nan(value, c.multiplier, saturate);
       }

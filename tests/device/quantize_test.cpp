@@ -361,13 +361,10 @@ INSTANTIATE_TEST_SUITE_P(emulated, QuantizeAmaxRecord,
 /// 1000. Every run must equal, byte for byte, a quantize given the exact amax as calibrated (one
 /// launch, nothing to race). Not yet shown on the GPU to fail with the wait removed
 /// (BENCHMARKS.md, run 38).
-TEST(QuantizeDependentLaunch, cuda_AmaxPublishedLastIsSeenByQuantize) {
-  const Availability a = emu::availability(BackendKind::kCuda);
-  if (!a.available) {
-    if (test::gpu_required()) FAIL() << "MXV_REQUIRE_GPU=1 but the cuda backend is unavailable: " << a.reason;
-    GTEST_SKIP() << "cuda backend unavailable: " << a.reason;
-  }
-  const std::unique_ptr<Backend> be = emu::make_backend(BackendKind::kCuda);
+class QuantizeDependentLaunch : public test::BackendOnlyTest {};
+
+TEST_P(QuantizeDependentLaunch, AmaxPublishedLastIsSeenByQuantize) {
+  Backend& be = backend();
   constexpr std::int64_t kRows = 16384, kCols = 7168;
   const auto n = static_cast<std::size_t>(kRows * kCols);
   std::vector<std::uint16_t> in(n);
@@ -376,7 +373,7 @@ TEST(QuantizeDependentLaunch, cuda_AmaxPublishedLastIsSeenByQuantize) {
   }
   in[n - 1] = 0x447A;  // 1000
   const std::span<const std::uint8_t> bytes(reinterpret_cast<const std::uint8_t*>(in.data()), n * 2);
-  DeviceBuffer input = be->alloc_upload(bytes, "input");
+  DeviceBuffer input = be.alloc_upload(bytes, "input");
 
   QuantizeProblem calibrated;
   calibrated.input_type = WideType::kBf16;
@@ -385,26 +382,31 @@ TEST(QuantizeDependentLaunch, cuda_AmaxPublishedLastIsSeenByQuantize) {
   calibrated.scale_layout = ScaleLayout::kSwizzled128x4;
   calibrated.tensor_amax = 1000.0f;
   const QuantizePlan want_plan = plan_quantize(calibrated);
-  QuantizeBuffers want = alloc_quantize_buffers(*be, want_plan);
-  run_quantize(*be, want_plan, input, want);
-  const std::vector<std::uint8_t> want_elements = be->download<std::uint8_t>(want.elements);
-  const std::vector<std::uint8_t> want_scales = be->download<std::uint8_t>(want.scales);
+  QuantizeBuffers want = alloc_quantize_buffers(be, want_plan);
+  run_quantize(be, want_plan, input, want);
+  const std::vector<std::uint8_t> want_elements = be.download<std::uint8_t>(want.elements);
+  const std::vector<std::uint8_t> want_scales = be.download<std::uint8_t>(want.scales);
 
   QuantizeProblem reduced = calibrated;
   reduced.tensor_amax.reset();
   const QuantizePlan plan = plan_quantize(reduced);
   ASSERT_TRUE(plan.launches_amax);
-  QuantizeBuffers out = alloc_quantize_buffers(*be, plan);
+  QuantizeBuffers out = alloc_quantize_buffers(be, plan);
   for (int run = 0; run < 8; ++run) {
-    be->clear_launch_log();
-    run_quantize(*be, plan, input, out);
-    ASSERT_EQ(be->launch_log().size(), 2u);  // amax, then quantize right behind it
-    const std::vector<std::uint32_t> amax = be->download<std::uint32_t>(out.amax);
+    be.clear_launch_log();
+    run_quantize(be, plan, input, out);
+    ASSERT_EQ(be.launch_log().size(), 2u);  // amax, then quantize right behind it
+    const std::vector<std::uint32_t> amax = be.download<std::uint32_t>(out.amax);
     EXPECT_EQ(amax[0], std::bit_cast<std::uint32_t>(1000.0f)) << "run " << run;
-    EXPECT_TRUE(be->download<std::uint8_t>(out.scales) == want_scales) << "run " << run << ": scales differ";
-    EXPECT_TRUE(be->download<std::uint8_t>(out.elements) == want_elements) << "run " << run << ": elements differ";
+    EXPECT_TRUE(be.download<std::uint8_t>(out.scales) == want_scales) << "run " << run << ": scales differ";
+    EXPECT_TRUE(be.download<std::uint8_t>(out.elements) == want_elements) << "run " << run << ": elements differ";
   }
 }
+
+// The dependent launch is the cuda backend's alone (the emulator runs launches one after another).
+INSTANTIATE_TEST_SUITE_P(cuda, QuantizeDependentLaunch,
+                         ::testing::Combine(::testing::Values(BackendKind::kCuda), ::testing::Values(test::NoCase{})),
+                         test::backend_only_names());
 
 // ---- the test can fail: a planted bug in the kernel's output is reported ------------------------
 

@@ -1,8 +1,8 @@
 // What the cuda backend's one-wave launches (LaunchPlan::one_wave, cuda_kernel.cuh) remember of the
 // occupancy calculator: its answer depends only on the kernel, the device, the block size and the
-// dynamic shared memory, and asking costs microseconds of host time per launch, as much as 8% of a
-// 50 us kernel when the host launches synchronously (BENCHMARKS.md, "The stream hold"). Plain C++,
-// so the host tests hold it to that contract without a GPU.
+// dynamic shared memory, so one question per kernel and geometry is enough (on the H200 keeping it
+// made no measurable difference to the fused launch: BENCHMARKS.md, "The occupancy answer kept
+// per kernel"). Plain C++, so the host tests hold it to that contract without a GPU.
 #pragma once
 
 #include <cstddef>

@@ -29,6 +29,19 @@ void EmuCtx::syncthreads(CallSite site) { run_->barrier(*self_, site); }
 void EmuCtx::syncwarp(unsigned mask, CallSite site) {
   run_->collective(*self_, CollectiveOp::kSyncwarp, mask, 0, 0, 32, site);
 }
+void EmuCtx::barrier_init(device::SharedPtr<std::uint64_t> bar, std::uint32_t arrivals, CallSite site) {
+  run_->async_barrier_init(*self_, bar.raw, arrivals, site);
+}
+void EmuCtx::barrier_arrive_expect(device::SharedPtr<std::uint64_t> bar, std::uint32_t bytes, CallSite site) {
+  run_->async_arrive_expect(*self_, bar.raw, bytes, site);
+}
+void EmuCtx::bulk_copy(device::SharedPtr<std::uint8_t> dst, device::GlobalPtr<const std::uint8_t> src,
+                       std::uint32_t bytes, device::SharedPtr<std::uint64_t> bar, CallSite site) {
+  run_->bulk_copy(*self_, dst.raw, src.raw, bytes, bar.raw, site);
+}
+void EmuCtx::barrier_wait(device::SharedPtr<std::uint64_t> bar, std::uint32_t parity, CallSite site) {
+  run_->async_wait(*self_, bar.raw, parity, site);
+}
 void EmuCtx::global_access(const void* base, std::size_t index, std::size_t elem_bytes,
                            std::size_t access_bytes, AccessKind kind, void* data, CallSite site) {
   run_->global_access(*self_, base, index, elem_bytes, access_bytes, kind, data, site);
@@ -80,7 +93,7 @@ Allocation* BlockRun::lookup(const void* p) {
 
 void BlockRun::global_access(ThreadState& t, const void* base, std::size_t index,
                              std::size_t elem_bytes, std::size_t access_bytes, AccessKind kind,
-                             void* data, CallSite site) {
+                             void* data, CallSite site, bool record) {
   const bool is_store = kind == AccessKind::kStore;
   const char* verb = is_store ? "store" : kind == AccessKind::kAtomic ? "atomic" : "load";
   Allocation* a = lookup(base);
@@ -180,7 +193,7 @@ void BlockRun::global_access(ThreadState& t, const void* base, std::size_t index
     }
     std::memcpy(data, addr, access_bytes);
   }
-  if (options_.record_coalescing) {
+  if (options_.record_coalescing && record) {
     const std::uint32_t id = site_id(t, site);
     warp_records_[t.ctx.warp_].push_back({address, id, t.next_occurrence(id),
                                           static_cast<std::uint16_t>(access_bytes), kind,
@@ -308,9 +321,22 @@ void BlockRun::shared_access(ThreadState& t, const void* base, std::size_t index
       }
       s.write_epoch = epoch_;
       s.write_warp = warp;
+      s.async_tag = 0;
     } else {
       if (!reported && s.write_epoch < block_first_epoch_) {
         finding(FindingKind::kUninitializedRead, "shared load reads", ", which no thread of this block wrote");
+      } else if (s.async_tag != 0) {
+        // A copy's bytes are the thread's to read once it has seen the copy's phase complete; a
+        // block barrier does not wait for a copy.
+        const std::uint32_t barrier = (s.async_tag >> 24) - 1u;
+        const std::uint32_t phase = s.async_tag & 0xFFFFFFu;
+        const std::uint32_t seen = barrier < t.observed_phases.size() ? t.observed_phases[barrier] : 0u;
+        if (!reported && seen < phase) {
+          finding(FindingKind::kAsyncCopy, "shared load reads",
+                  ", which an asynchronous copy writes, before this thread waited for phase " +
+                      std::to_string(phase - 1u) + " of the copy's barrier (at shared byte " +
+                      std::to_string(async_barriers_[barrier].at) + ")");
+        }
       } else if (!reported && s.write_epoch == epoch_ && s.write_warp != warp) {
         finding(FindingKind::kSharedRace, "read-after-write race on",
                 ": warp " + std::to_string(warp) + " reads what warp " + std::to_string(s.write_warp) +

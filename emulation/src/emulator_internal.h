@@ -55,7 +55,7 @@ using KernelCoalescing = std::map<SiteKey, CoalescingFigures>;
 /// Groups one warp's records of one barrier epoch into requests and adds their figures.
 void form_requests(std::vector<AccessRecord>& records, KernelCoalescing& out);
 
-enum class RunState : std::uint8_t { kRunnable, kAtBarrier, kAtCollective, kDone };
+enum class RunState : std::uint8_t { kRunnable, kAtBarrier, kAtCollective, kAtAsyncWait, kDone };
 
 struct PendingCollective {
   CollectiveOp op{};
@@ -75,6 +75,13 @@ struct ThreadState {
   RunState state = RunState::kDone;
   std::uint32_t barrier_site = 0;
   PendingCollective coll;
+  // Transaction barriers (async_copy.cpp): per barrier of the block, the phases this thread saw
+  // complete; what it waits for while kAtAsyncWait; set when a deadlock released that wait.
+  std::vector<std::uint32_t> observed_phases;
+  std::uint32_t wait_barrier = 0;
+  std::uint32_t wait_parity = 0;
+  std::uint32_t wait_site = 0;
+  bool wait_abandoned = false;
   // Per-site execution count of this lane: the "occurrence" that lines lanes up into requests.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> occurrences;
 
@@ -94,8 +101,25 @@ struct SharedShadow {
   std::uint32_t read_epoch = 0;
   std::uint16_t write_warp = 0;
   std::uint16_t read_warp = 0;
+  /// Written by an asynchronous bulk copy: (barrier index + 1) << 24 | the barrier phase whose
+  /// completion makes the byte readable; 0 for bytes a thread stored.
+  std::uint32_t async_tag = 0;
 };
 inline constexpr std::uint16_t kManyWarps = 0xFFFF;
+/// The write_warp of bytes an asynchronous copy wrote (the copy engine, not a warp).
+inline constexpr std::uint16_t kCopyEngine = 0xFFFE;
+
+/// A transaction barrier (PTX mbarrier) of the block's shared memory, as the emulator keeps it.
+struct AsyncBarrier {
+  std::size_t at = 0;             ///< byte offset in the block's shared memory
+  std::uint32_t arrivals = 0;     ///< per phase, as initialised
+  std::uint32_t pending = 0;      ///< arrivals still missing in the current phase
+  std::int64_t tx = 0;            ///< bytes announced and not yet copied in the current phase
+  std::uint32_t completed = 0;    ///< phases completed
+  std::uint32_t copied_phase = 0; ///< the latest phase (completed + 1 at the time) a copy joined
+  unsigned copier = 0;            ///< the thread and site of that copy (for the exit check)
+  std::uint32_t copy_site = 0;
+};
 
 struct SharedRegion {
   const void* key;        // nullptr for the dynamic region
@@ -138,7 +162,8 @@ class BlockRun {
 
   // Called from EmuCtx (on a fiber).
   void global_access(ThreadState& t, const void* base, std::size_t index, std::size_t elem_bytes,
-                     std::size_t access_bytes, AccessKind kind, void* data, CallSite site);
+                     std::size_t access_bytes, AccessKind kind, void* data, CallSite site,
+                     bool record = true);
   std::uint32_t atomic_max(ThreadState& t, std::uint32_t* base, std::size_t index,
                            std::uint32_t value, CallSite site);
   void shared_access(ThreadState& t, const void* base, std::size_t index, std::size_t bytes,
@@ -147,6 +172,10 @@ class BlockRun {
                       CallSite site);
   void* shared_dynamic() { return shared_.data(); }
   void barrier(ThreadState& t, CallSite site);
+  void async_barrier_init(ThreadState& t, const void* bar, std::uint32_t arrivals, CallSite site);
+  void async_arrive_expect(ThreadState& t, const void* bar, std::uint32_t bytes, CallSite site);
+  void bulk_copy(ThreadState& t, void* dst, const void* src, std::uint32_t bytes, const void* bar, CallSite site);
+  void async_wait(ThreadState& t, const void* bar, std::uint32_t parity, CallSite site);
   std::uint64_t collective(ThreadState& t, CollectiveOp op, unsigned mask, std::uint64_t bits,
                            int arg, int width, CallSite site);
 
@@ -154,6 +183,10 @@ class BlockRun {
   static void thread_entry(void* arg);
   void run_block(std::uint64_t block_linear, device::Dim3 block_idx);
   bool resolve();
+  bool resolve_async_waits(bool stuck);
+  void check_async_copies_waited();
+  AsyncBarrier* async_barrier(ThreadState& t, const void* bar, std::uint32_t site, const char* what);
+  static void complete_if_done(AsyncBarrier& b);
   bool resolve_complete_collectives();
   void complete_collective(unsigned warp, unsigned mask, std::uint32_t existing);
   void break_deadlock();
@@ -187,6 +220,7 @@ class BlockRun {
   bool shared_overflow_reported_ = false;
   std::uint32_t epoch_ = 0;
   std::uint32_t block_first_epoch_ = 0;
+  std::vector<AsyncBarrier> async_barriers_;
 
   struct SiteCacheEntry {
     const char* file = nullptr;

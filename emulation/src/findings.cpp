@@ -18,7 +18,8 @@ std::string_view to_string(FindingKind kind) {
   return io::enum_name(kind,
                        {"out-of-bounds", "misaligned", "uninitialized-read", "cross-block-write",
                         "cross-block-read", "shared-race", "barrier-divergence", "collective-mismatch",
-                        "invalid-collective", "invalid-pointer", "shared-overflow", "kernel-exception"});
+                        "invalid-collective", "invalid-pointer", "shared-overflow", "kernel-exception",
+                        "async-copy"});
 }
 
 std::string Finding::to_string() const {

@@ -7,7 +7,9 @@
 //   1. every warp collective whose mask's lanes have all arrived at the same op, mask, width and
 //      site completes (results computed as the hardware would), and its lanes run again;
 //   2. otherwise, if every live thread waits at __syncthreads, the barrier releases (a new
-//      barrier epoch begins; call sites that differ are reported);
+//      barrier epoch begins; call sites that differ are reported); a thread waiting on a
+//      transaction barrier runs again once its phase has completed (async_copy.cpp), and one
+//      whose phase cannot complete while the others wait is reported and released;
 //   3. otherwise nothing can ever complete: the collectives are reported (who waits where) and
 //      released with fallback results, so a bug is a finding, never a hang.
 #include <algorithm>
@@ -161,10 +163,13 @@ void BlockRun::run_block(std::uint64_t block_linear, device::Dim3 block_idx) {
     std::mt19937_64 rng(options_.seed ^ (block_linear * 0x9E3779B97F4A7C15ull));
     std::shuffle(order_.begin(), order_.end(), rng);
   }
+  async_barriers_.clear();
   for (ThreadState& t : threads_) {
     t.ctx.block_ = block_idx;
     t.state = RunState::kRunnable;
     t.occurrences.clear();
+    t.observed_phases.clear();
+    t.wait_abandoned = false;
     t.fiber->prepare(&BlockRun::thread_entry, &t);
   }
   for (;;) {
@@ -174,6 +179,7 @@ void BlockRun::run_block(std::uint64_t block_linear, device::Dim3 block_idx) {
     }
     if (!resolve()) break;
   }
+  check_async_copies_waited();
   flush_coalescing();
 }
 
@@ -184,8 +190,10 @@ bool BlockRun::resolve() {
     any_collective |= t.state == RunState::kAtCollective;
   }
   if (!any_live) return false;
+  if (resolve_async_waits(false)) return true;
   if (any_collective && resolve_complete_collectives()) return true;
   if (!any_collective) {
+    if (resolve_async_waits(true)) return true;
     // Every live thread waits at __syncthreads (exited threads count as arrived, as on sm_70+).
     const ThreadState* first = nullptr;
     for (const ThreadState& t : threads_) {
@@ -320,6 +328,7 @@ void BlockRun::break_deadlock() {
           detail += " waits at " + std::string(op_name(o.coll.op)) + " mask " + hex(o.coll.mask) +
                     " width " + std::to_string(o.coll.width) + " " + impl_.sites.name(o.coll.site) + ";";
           break;
+        case RunState::kAtAsyncWait: detail += " waits on a transaction barrier;"; break;
         case RunState::kRunnable: detail += " runnable;"; break;
       }
     }

@@ -61,6 +61,36 @@ struct CudaCtx {
   __device__ MXV_FORCEINLINE void syncthreads() const { __syncthreads(); }
   __device__ MXV_FORCEINLINE void syncwarp(unsigned mask) const { __syncwarp(mask); }
 
+  // Asynchronous bulk copies (PTX cp.async.bulk, sm_90) completed through a transaction barrier
+  // (PTX mbarrier): the copy engine moves the bytes, no register holds them (kernel_ctx.h).
+  __device__ MXV_FORCEINLINE void barrier_init(SharedPtr<std::uint64_t> bar, std::uint32_t arrivals) const {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar.raw)), "r"(arrivals) : "memory");
+    // Makes the initialisation visible to the copy engine (the async proxy).
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __device__ MXV_FORCEINLINE void barrier_arrive_expect(SharedPtr<std::uint64_t> bar, std::uint32_t bytes) const {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar.raw)), "r"(bytes)
+                 : "memory");
+  }
+  __device__ MXV_FORCEINLINE void bulk_copy(SharedPtr<std::uint8_t> dst, GlobalPtr<const std::uint8_t> src,
+                                            std::uint32_t bytes, SharedPtr<std::uint64_t> bar) const {
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+            shared_address(dst.raw)),
+        "l"(src.raw), "r"(bytes), "r"(shared_address(bar.raw))
+        : "memory");
+  }
+  __device__ MXV_FORCEINLINE void barrier_wait(SharedPtr<std::uint64_t> bar, std::uint32_t parity) const {
+    std::uint32_t done = 0;
+    do {
+      asm volatile(
+          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+          : "=r"(done)
+          : "r"(shared_address(bar.raw)), "r"(parity)
+          : "memory");
+    } while (done == 0u);
+  }
+
   // Warp shuffles: one builtin each (index, xor, up, down).
   template <class T>
   __device__ MXV_FORCEINLINE T shfl(unsigned mask, T v, int src, int w = 32) const { return __shfl_sync(mask, v, src, w); }
@@ -75,6 +105,11 @@ struct CudaCtx {
   }
   __device__ MXV_FORCEINLINE bool any(unsigned mask, bool pred) const { return __any_sync(mask, pred) != 0; }
   __device__ MXV_FORCEINLINE bool all(unsigned mask, bool pred) const { return __all_sync(mask, pred) != 0; }
+
+ private:
+  __device__ static MXV_FORCEINLINE std::uint32_t shared_address(const void* p) {
+    return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+  }
 };
 
 /// A plan's geometry as CUDA takes it (host side of every cuda_*.cu launch).

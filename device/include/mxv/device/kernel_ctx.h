@@ -70,13 +70,22 @@ inline constexpr unsigned kFullMask = 0xffffffffu;
 ///              dynamic_shared<T>() -> SharedPtr<T>        (the launch's dynamic shared memory)
 ///              load(SharedPtr<T>, i) -> T;  store(SharedPtr<T>, i, T)
 ///   Barriers:  syncthreads();  syncwarp(mask)
+///   Async:     barrier_init(SharedPtr<std::uint64_t> bar, arrivals)     (a transaction barrier;
+///              one thread, then a block barrier before any other use)
+///              barrier_arrive_expect(bar, bytes)   (one arrival that announces `bytes` to come)
+///              bulk_copy(SharedPtr<std::uint8_t> dst, GlobalPtr<const std::uint8_t> src, bytes, bar)
+///                  (bytes a positive multiple of 16, both ends 16-byte aligned; they count
+///                  against the barrier's phase when they land)
+///              barrier_wait(bar, parity)   (returns once the phase of that parity completed; a
+///                  thread reads a copy's bytes only after waiting for its phase)
 ///   Warp:      shfl(mask, v, src_lane, width), shfl_xor(mask, v, lane_mask, width),
 ///              shfl_up(mask, v, delta, width), shfl_down(mask, v, delta, width)   (width = 32)
 ///              ballot(mask, pred) -> std::uint32_t;  any(mask, pred), all(mask, pred) -> bool
 template <class C>
 concept KernelCtx = requires(C& c, GlobalPtr<float> gf, GlobalPtr<std::uint32_t> gu,
                              SharedPtr<float> sf, float v, std::uint32_t u, std::size_t i,
-                             Vec16 vec) {
+                             Vec16 vec, SharedPtr<std::uint64_t> bar, SharedPtr<std::uint8_t> sb,
+                             GlobalPtr<const std::uint8_t> gb) {
   { c.thread_idx() } -> std::same_as<Dim3>;
   { c.block_idx() } -> std::same_as<Dim3>;
   { c.block_dim() } -> std::same_as<Dim3>;
@@ -92,6 +101,10 @@ concept KernelCtx = requires(C& c, GlobalPtr<float> gf, GlobalPtr<std::uint32_t>
   c.store(sf, i, v);
   c.syncthreads();
   c.syncwarp(kFullMask);
+  c.barrier_init(bar, u);
+  c.barrier_arrive_expect(bar, u);
+  c.bulk_copy(sb, gb, u, bar);
+  c.barrier_wait(bar, u);
   { c.shfl_xor(kFullMask, v, 1, 32) } -> std::same_as<float>;
   { c.shfl(kFullMask, v, 0, 32) } -> std::same_as<float>;
   { c.shfl_up(kFullMask, v, 1, 32) } -> std::same_as<float>;

@@ -100,6 +100,17 @@ class EmuCtx {
   void syncthreads(CallSite site = {});
   void syncwarp(unsigned mask = device::kFullMask, CallSite site = {});
 
+  // --- asynchronous bulk copies and their transaction barriers (CudaCtx: cp.async.bulk, mbarrier) ---
+  // A copy happens when it is issued (its global reads and shared writes checked like any other),
+  // and its bytes count against the barrier at once; a thread may read them only after waiting on
+  // that barrier's phase (a read before is an async-copy finding, whatever the schedule), and a
+  // wait yields until the phase completes. See docs/design.md section 4.2.
+  void barrier_init(device::SharedPtr<std::uint64_t> bar, std::uint32_t arrivals, CallSite site = {});
+  void barrier_arrive_expect(device::SharedPtr<std::uint64_t> bar, std::uint32_t bytes, CallSite site = {});
+  void bulk_copy(device::SharedPtr<std::uint8_t> dst, device::GlobalPtr<const std::uint8_t> src, std::uint32_t bytes,
+                 device::SharedPtr<std::uint64_t> bar, CallSite site = {});
+  void barrier_wait(device::SharedPtr<std::uint64_t> bar, std::uint32_t parity, CallSite site = {});
+
   // --- warp collectives (CUDA's __shfl*_sync / __ballot_sync / __any_sync / __all_sync) ---
   template <class T>
   T shfl(unsigned mask, T v, int src_lane, int width = 32, CallSite site = {}) {

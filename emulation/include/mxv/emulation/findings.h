@@ -28,9 +28,13 @@ enum class FindingKind : std::uint8_t {
   kInvalidPointer,       ///< pointer not inside any live allocation of this emulator
   kSharedOverflow,       ///< static + dynamic shared memory exceeds the per-block limit
   kKernelException,      ///< the kernel body threw; the thread is treated as exited
+  kAsyncCopy,            ///< an asynchronous bulk copy or its barrier misused: its bytes read
+                         ///< before the thread waited for the copy's phase, a block that exits
+                         ///< before any thread waited for its copies, a barrier used uninitialised,
+                         ///< a bad copy size or alignment, or a wait that can never complete
 };
 
-inline constexpr std::size_t kFindingKindCount = 12;
+inline constexpr std::size_t kFindingKindCount = 13;
 
 /// Short stable name of a kind ("out-of-bounds", ...), used in reports and test messages.
 std::string_view to_string(FindingKind kind);

@@ -188,8 +188,8 @@ MXV_HD MXV_FORCEINLINE SharedPtr<std::uint64_t> gate_table_landed(Ctx& ctx) {
 /// (kernel_ctx.h, "Async"), and the block meets once so that every thread sees the barrier
 /// initialised. The copy then lands while the threads issue their first loads; each waits for it
 /// (wait_gate_table) before its first table read. On the H200 this took the fused bf16 kernel
-/// from 72-73% to 75-76% of copy, against every thread copying 16-byte pieces and the block
-/// meeting before any load (BENCHMARKS.md, run 43). Every thread of the block must call it.
+/// from 72-73% to 74-76% of copy, against every thread copying 16-byte pieces and the block
+/// meeting before any load (BENCHMARKS.md, runs 43-46). Every thread of the block must call it.
 template <class Ctx>
 MXV_HD MXV_FORCEINLINE SharedPtr<float> start_gate_table(Ctx& ctx, GlobalPtr<float> table) {
   constexpr std::uint32_t kBytes = kGateTableEntries * sizeof(float);

@@ -32,7 +32,14 @@ AsyncBarrier* BlockRun::async_barrier(ThreadState& t, const void* bar, std::uint
     return nullptr;
   }
   for (AsyncBarrier& b : async_barriers_) {
-    if (b.at == at) return &b;
+    if (b.at != at) continue;
+    // Another warp may use the barrier only after a block barrier that follows its initialisation.
+    if (b.init_epoch == epoch_ && b.init_warp != t.ctx.warp_) {
+      report(FindingKind::kAsyncCopy, t, site, r->name, 0, static_cast<std::int64_t>(at - r->offset),
+             std::string(what) + " on the barrier at shared byte " + std::to_string(at) + ", which warp " +
+                 std::to_string(b.init_warp) + " initialised with no __syncthreads between");
+    }
+    return &b;
   }
   report(FindingKind::kAsyncCopy, t, site, r->name, 0, static_cast<std::int64_t>(at - r->offset),
          std::string(what) + " on the word at shared byte " + std::to_string(at) +
@@ -65,6 +72,8 @@ void BlockRun::async_barrier_init(ThreadState& t, const void* bar, std::uint32_t
   *it = AsyncBarrier{};
   it->at = at;
   it->arrivals = it->pending = arrivals;
+  it->init_epoch = epoch_;
+  it->init_warp = static_cast<std::uint16_t>(t.ctx.warp_);
 }
 
 void BlockRun::async_arrive_expect(ThreadState& t, const void* bar, std::uint32_t bytes, CallSite site) {

@@ -119,6 +119,8 @@ struct AsyncBarrier {
   std::uint32_t copied_phase = 0; ///< the latest phase (completed + 1 at the time) a copy joined
   unsigned copier = 0;            ///< the thread and site of that copy (for the exit check)
   std::uint32_t copy_site = 0;
+  std::uint32_t init_epoch = 0;   ///< the barrier epoch and warp of its initialisation
+  std::uint16_t init_warp = 0;
 };
 
 struct SharedRegion {

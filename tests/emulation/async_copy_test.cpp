@@ -154,6 +154,32 @@ TEST(AsyncCopy, BarrierMisuseIsReportedNeverAHang) {
     EXPECT_NE(emu.findings().front().detail.find("which no thread of this block initialised"), std::string::npos)
         << emu.findings_report();
   }
+  {  // warp 1 waits on the barrier warp 0 initialised, with no block barrier between
+    for (const bool barrier_after_init : {true, false}) {
+      Emulator emu;
+      const auto in = counting_input(emu, kThreads, 0);
+      emu.launch("init_then_use", {1, 1, 1}, {kThreads, 1, 1}, 0, [&](EmuCtx& ctx) {
+        const auto stage = ctx.shared_array<std::uint32_t, kThreads, 0>();
+        const auto bar = ctx.shared_array<std::uint64_t, 1, 0>();
+        if (ctx.thread_idx().x == 0) {
+          ctx.barrier_init(bar, 1);
+          ctx.barrier_arrive_expect(bar, kBytes);
+          ctx.bulk_copy(bytes_of(stage), bytes_of(in, 0), kBytes, bar);
+        }
+        if (barrier_after_init) ctx.syncthreads();
+        ctx.barrier_wait(bar, 0);
+      });
+      if (barrier_after_init) {
+        EXPECT_TRUE(emu.findings().empty()) << emu.findings_report();
+      } else {
+        // The 32 threads of warp 1 (warp 0's own use is program order).
+        EXPECT_EQ(emu.finding_count(FindingKind::kAsyncCopy), 32u) << emu.findings_report();
+        EXPECT_NE(emu.findings().front().detail.find("which warp 0 initialised with no __syncthreads between"),
+                  std::string::npos)
+            << emu.findings_report();
+      }
+    }
+  }
   {  // two arrivals expected, one made: the waiters are reported and released
     Emulator emu;
     emu.launch("never_completes", {1, 1, 1}, {kThreads, 1, 1}, 0, [&](EmuCtx& ctx) {

@@ -30,7 +30,8 @@ enum class FindingKind : std::uint8_t {
   kKernelException,      ///< the kernel body threw; the thread is treated as exited
   kAsyncCopy,            ///< an asynchronous bulk copy or its barrier misused: its bytes read
                          ///< before the thread waited for the copy's phase, a block that exits
-                         ///< before any thread waited for its copies, a barrier used uninitialised,
+                         ///< before any thread waited for its copies, a barrier used uninitialised
+                         ///< or by another warp before a block barrier follows its initialisation,
                          ///< a bad copy size or alignment, or a wait that can never complete
 };
 

@@ -176,9 +176,8 @@ MXV_HD MXV_FORCEINLINE void activate8(Ctx& ctx, const SwigluInput& in, Index row
   activate_loaded8(in, kClamped < 0 ? in.activation == Activation::kSwigluClamped : kClamped == 1, gate, up, out);
 }
 
-/// The transaction barrier that says the block's copy of the gate-factor table has landed. A
-/// static shared word: the kernels name its address where they wait instead of keeping a pointer
-/// live across the slot loop (which cost the NVFP4 bf16 kernel 6 registers and a resident block).
+/// The transaction barrier that says the block's copy of the gate-factor table has landed: a
+/// static shared word, whose address is a constant wherever the kernels name it.
 template <class Ctx>
 MXV_HD MXV_FORCEINLINE SharedPtr<std::uint64_t> gate_table_landed(Ctx& ctx) {
   return ctx.template shared_array<std::uint64_t, 1, 0>();

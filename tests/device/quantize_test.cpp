@@ -359,8 +359,8 @@ INSTANTIATE_TEST_SUITE_P(emulated, QuantizeAmaxRecord,
 /// publishes, and the quantize kernel that follows reads the amax first thing: a quantize that
 /// started reading before the amax kernel finished would scale with an amax near 1 instead of
 /// 1000. Every run must equal, byte for byte, a quantize given the exact amax as calibrated (one
-/// launch, nothing to race). Not yet shown on the GPU to fail with the wait removed
-/// (BENCHMARKS.md, run 38).
+/// launch, nothing to race). A build whose wrapper skips the wait fails it on the H200
+/// (BENCHMARKS.md, run 41).
 class QuantizeDependentLaunch : public test::BackendOnlyTest {};
 
 TEST_P(QuantizeDependentLaunch, AmaxPublishedLastIsSeenByQuantize) {

@@ -385,10 +385,10 @@ MXV_HD void swiglu_bf16_body(Ctx& ctx, const SwigluParams& p) {
 /// codes (8 bytes in one store for NVFP4, 16 bytes as one vector for MX) and the scale byte. The
 /// scheme and input type are template parameters, so each kernel is straight-line code: with fp32
 /// input the portable exp and the IEEE division are most of the per-output cost, and runtime
-/// selects or shuffles around them would add to it; with bf16 input the block first starts copying the
-/// gate-factor table (kernels/swiglu_gate_table.h) and most gates cost one shared load. The
-/// activation stays a runtime choice (a uniform branch per 8 outputs, 16 with bf16 input), which
-/// halves the number of kernels to compile. Blocks with a NaN or Inf activation make each NaN
+/// selects or shuffles around them would add to it; with bf16 input the block first starts
+/// copying the gate-factor table (kernels/swiglu_gate_table.h) and most gates cost one shared
+/// load. The activation stays a runtime choice (a uniform branch per 8 outputs, 16 with bf16
+/// input), which halves the number of kernels to compile. Blocks with a NaN or Inf activation make each NaN
 /// canonical and take the recipe's NaN policy for the amax and the general encoder; all others the
 /// non-NaN encoder (with a bf16 intermediate, the one that reads the signs from the packed bf16
 /// pairs).

@@ -23,23 +23,29 @@ void BlockRun::complete_if_done(AsyncBarrier& b) {
   }
 }
 
+AsyncBarrier* BlockRun::find_async_barrier(std::size_t at) {
+  for (AsyncBarrier& b : async_barriers_) {
+    if (b.at == at) return &b;
+  }
+  return nullptr;
+}
+
 AsyncBarrier* BlockRun::async_barrier(ThreadState& t, const void* bar, std::uint32_t site, const char* what) {
   const SharedRegion* r = shared_region(bar);
-  const auto at = static_cast<std::size_t>(static_cast<const std::byte*>(bar) - shared_.data());
+  const std::size_t at = shared_offset(bar);
   if (r == nullptr || at % 8 != 0) {
     report(FindingKind::kAsyncCopy, t, site, "shared", reinterpret_cast<std::uintptr_t>(bar), 0,
            std::string(what) + " through a pointer that is no 8-byte aligned word of this block's shared memory");
     return nullptr;
   }
-  for (AsyncBarrier& b : async_barriers_) {
-    if (b.at != at) continue;
+  if (AsyncBarrier* b = find_async_barrier(at)) {
     // Another warp may use the barrier only after a block barrier that follows its initialisation.
-    if (b.init_epoch == epoch_ && b.init_warp != t.ctx.warp_) {
+    if (b->init_epoch == epoch_ && b->init_warp != t.ctx.warp_) {
       report(FindingKind::kAsyncCopy, t, site, r->name, 0, static_cast<std::int64_t>(at - r->offset),
              std::string(what) + " on the barrier at shared byte " + std::to_string(at) + ", which warp " +
-                 std::to_string(b.init_warp) + " initialised with no __syncthreads between");
+                 std::to_string(b->init_warp) + " initialised with no __syncthreads between");
     }
-    return &b;
+    return b;
   }
   report(FindingKind::kAsyncCopy, t, site, r->name, 0, static_cast<std::int64_t>(at - r->offset),
          std::string(what) + " on the word at shared byte " + std::to_string(at) +
@@ -54,26 +60,26 @@ void BlockRun::async_barrier_init(ThreadState& t, const void* bar, std::uint32_t
   shared_access(t, bar, 0, sizeof zero, true, &zero, site);
   const SharedRegion* r = shared_region(bar);
   if (r == nullptr) return;
-  const auto at = static_cast<std::size_t>(static_cast<const std::byte*>(bar) - shared_.data());
+  const std::size_t at = shared_offset(bar);
   if (at % 8 != 0) return;  // reported as misaligned by the store
   if (arrivals == 0) {
     report(FindingKind::kAsyncCopy, t, id, r->name, 0, static_cast<std::int64_t>(at - r->offset),
            "barrier initialised for 0 arrivals: its phases could never complete");
   }
-  auto it = std::find_if(async_barriers_.begin(), async_barriers_.end(), [&](const AsyncBarrier& b) { return b.at == at; });
-  if (it == async_barriers_.end()) {
+  AsyncBarrier* b = find_async_barrier(at);
+  if (b == nullptr) {
     if (async_barriers_.size() >= 255u) {
       report(FindingKind::kAsyncCopy, t, id, r->name, 0, static_cast<std::int64_t>(at - r->offset),
              "more than 255 barriers in one block: the emulator cannot follow them");
       return;
     }
-    it = async_barriers_.insert(async_barriers_.end(), AsyncBarrier{});
+    b = &async_barriers_.emplace_back();
   }
-  *it = AsyncBarrier{};
-  it->at = at;
-  it->arrivals = it->pending = arrivals;
-  it->init_epoch = epoch_;
-  it->init_warp = static_cast<std::uint16_t>(t.ctx.warp_);
+  *b = AsyncBarrier{};
+  b->at = at;
+  b->arrivals = b->pending = arrivals;
+  b->init_epoch = epoch_;
+  b->init_warp = static_cast<std::uint16_t>(t.ctx.warp_);
 }
 
 void BlockRun::async_arrive_expect(ThreadState& t, const void* bar, std::uint32_t bytes, CallSite site) {
@@ -94,7 +100,7 @@ void BlockRun::bulk_copy(ThreadState& t, void* dst, const void* src, std::uint32
   AsyncBarrier* b = async_barrier(t, bar, id, "bulk copy");
   if (b == nullptr) return;
   const SharedRegion* r = shared_region(dst);
-  const auto at = static_cast<std::size_t>(static_cast<std::byte*>(dst) - shared_.data());
+  const std::size_t at = shared_offset(dst);
   if (r == nullptr || bytes == 0 || bytes % 16 != 0 || at % 16 != 0 ||
       reinterpret_cast<std::uintptr_t>(src) % 16 != 0 || at + bytes > r->offset + r->bytes) {
     report(FindingKind::kAsyncCopy, t, id, r != nullptr ? r->name : "shared", reinterpret_cast<std::uintptr_t>(src),

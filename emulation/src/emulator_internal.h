@@ -188,6 +188,10 @@ class BlockRun {
   bool resolve_async_waits(bool stuck);
   void check_async_copies_waited();
   AsyncBarrier* async_barrier(ThreadState& t, const void* bar, std::uint32_t site, const char* what);
+  AsyncBarrier* find_async_barrier(std::size_t at);
+  std::size_t shared_offset(const void* p) const {
+    return static_cast<std::size_t>(static_cast<const std::byte*>(p) - shared_.data());
+  }
   static void complete_if_done(AsyncBarrier& b);
   bool resolve_complete_collectives();
   void complete_collective(unsigned warp, unsigned mask, std::uint32_t existing);

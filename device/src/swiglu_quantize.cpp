@@ -91,8 +91,6 @@ SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem) {
   // One thread per scale slot, about 4 slots per thread: the one-time index division is
   // amortised. With bf16 input every block first copies the 32 KiB gate-factor table, so the CUDA
   // backend runs one wave of resident blocks (LaunchPlan::one_wave) that stride over all slots.
-  // Block b's thread 0 starts at slot 256 b < items / 4: every block has a thread that waits for
-  // the table's copy (kernels/swiglu_quantize.h), as no block may end with the copy in flight.
   const std::uint64_t per_thread = 4u;
   plan.launch.grid = {blocks_for((q.items + per_thread - 1) / per_thread), 1, 1};
   plan.launch.one_wave = q.in.input_bf16;

@@ -81,14 +81,11 @@ struct CudaCtx {
         : "memory");
   }
   __device__ MXV_FORCEINLINE void barrier_wait(SharedPtr<std::uint64_t> bar, std::uint32_t parity) const {
-    std::uint32_t done = 0;
-    do {
-      asm volatile(
-          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-          : "=r"(done)
-          : "r"(shared_address(bar.raw)), "r"(parity)
-          : "memory");
-    } while (done == 0u);
+    asm volatile(
+        "{\n .reg .pred p;\n waiting:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra waiting;\n}" ::"r"(
+            shared_address(bar.raw)),
+        "r"(parity)
+        : "memory");
   }
 
   // Warp shuffles: one builtin each (index, xor, up, down).

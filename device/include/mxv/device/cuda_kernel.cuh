@@ -40,6 +40,17 @@ __global__ void __launch_bounds__(Kernel::kMaxThreads) bounded_kernel(const type
   Kernel::run(ctx, p);
 }
 
+// A separate wrapper for a kernel that also asks for a number of resident blocks: ptxas allocates
+// differently under __launch_bounds__(n, 1) than under __launch_bounds__(n) (the fp32 fused kernels
+// took 4-9 more registers), so the other kernels keep the one-argument form.
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::kMaxThreads, Kernel::kMinBlocksPerSm)
+    min_blocks_kernel(const typename Kernel::Params p) {
+  dependent_launch_prologue();
+  CudaCtx ctx;
+  Kernel::run(ctx, p);
+}
+
 // A kernel that declares no bound keeps the register allocation ptxas picks without one.
 template <class Kernel>
 __global__ void unbounded_kernel(const typename Kernel::Params p) {
@@ -75,7 +86,9 @@ bool launch_on_cuda(const LaunchPlan& plan, const typename Family::Params& param
   const auto s = static_cast<cudaStream_t>(stream);
   return with_kernel<Family>(plan, params, [&]<class Kernel>() {
     void (*kernel)(typename Kernel::Params) = nullptr;  // only the wrapper the kernel uses is instantiated
-    if constexpr (Kernel::kMaxThreads > 0) {
+    if constexpr (Kernel::kMinBlocksPerSm > 1) {
+      kernel = &min_blocks_kernel<Kernel>;
+    } else if constexpr (Kernel::kMaxThreads > 0) {
       kernel = &bounded_kernel<Kernel>;
     } else {
       kernel = &unbounded_kernel<Kernel>;

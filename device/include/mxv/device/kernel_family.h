@@ -7,7 +7,7 @@
 //   static void visit(Variant, const LaunchPlan&, const Params&, Visitor&& visitor);
 // which calls `visitor.template operator()<Kernel>()` with the one kernel instantiation the
 // variant, the plan's geometry and the parameters select. A Kernel is a struct deriving from
-// KernelOf<Params, bound> (bound: its __launch_bounds__, 0 for none) with
+// KernelOf<Params, bound[, min_blocks]> (its __launch_bounds__; bound 0 for none) with
 //   template <class Ctx> static MXV_HD MXV_FORCEINLINE void run(Ctx&, const Params&);
 // which calls the kernel body.
 // The cuda backend derives one __global__ wrapper per Kernel (cuda_kernel.cuh), the emulated
@@ -101,11 +101,16 @@ struct FamilyOf {
   static constexpr std::array<Variant, 1 + sizeof...(kRest)> kVariants{kFirst, kRest...};
 };
 
-/// What every kernel declares: its parameters and its __launch_bounds__ (0: none).
-template <class P, unsigned kBound>
+/// What every kernel declares: its parameters and its __launch_bounds__ (0: none): at most
+/// kBound threads a block and, where kMinBlocks > 1, room for kMinBlocks such blocks on one SM,
+/// which caps the registers ptxas may give a thread (the cuda wrapper's second bound; the emulator
+/// ignores both).
+template <class P, unsigned kBound, unsigned kMinBlocks = 1>
 struct KernelOf {
   using Params = P;
   static constexpr unsigned kMaxThreads = kBound;
+  static constexpr unsigned kMinBlocksPerSm = kMinBlocks;
+  static_assert(kMinBlocks >= 1u && (kMinBlocks == 1u || kBound > 0u), "a block minimum needs a thread bound");
 };
 
 /// A family of one variant run by one kernel.

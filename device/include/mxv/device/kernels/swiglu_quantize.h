@@ -405,10 +405,11 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
   fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(
       tid, stride, static_cast<Index>(p.kb_slots), p.layout == ScaleLayout::kSwizzled128x4);
   SharedPtr<float> gate_table{};
-  // No block may end with the table's copy in flight: every thread waits in its first slot, real
-  // or padding, and the plan's grid gives every block's thread 0 a slot (swiglu_quantize.cpp; the
-  // emulator reports a block that ends before any thread waited). A wait after the loop instead
-  // costs the NVFP4 kernel 6 registers and a resident block per SM (nvcc 13.0).
+  // Each thread waits for the table's copy in its first real slot, before its first table read.
+  // No block may end with the copy in flight, and a block may hold only padding slots, so thread 0
+  // also waits after the loop (the emulator reports a block that ends before any thread waited).
+  // A wait in the padding branch instead put a YIELD at the head of the slot loop and cost the
+  // NVFP4 bf16 kernel about one point of copy on the H200 (BENCHMARKS.md, runs 47-48).
   if constexpr (kBf16) gate_table = swiglu_detail::start_gate_table(ctx, p.gate_table);
 
   for (Index i = tid; i < items; i += stride) {
@@ -420,7 +421,6 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
     const Index scale_off = i;  // item = scale byte (fp4_block::SlotCursor)
     if (!slot.valid || k >= kb) {
       ctx.store(p.scales, scale_off, std::uint8_t{0});  // padding slot
-      if constexpr (kBf16) swiglu_detail::wait_gate_table(ctx);
       continue;
     }
     float act[kBlock];
@@ -482,6 +482,9 @@ MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
     fp4_block::store_code_words<kOutWords>(ctx, p.elements, byte_off, out);
     ctx.store(p.scales, scale_off, static_cast<std::uint8_t>(c.code));
   }
+  if constexpr (kBf16) {
+    if (ctx.thread_idx().x == 0u) swiglu_detail::wait_gate_table(ctx);  // see start_gate_table above
+  }
 }
 
 enum class SwigluVariant : std::uint8_t { kBf16 };
@@ -494,8 +497,16 @@ struct SwigluBf16Kernel : KernelOf<SwigluParams, kSwigluBlockThreads> {
   template <class Ctx>
   static MXV_HD MXV_FORCEINLINE void run(Ctx& ctx, const SwigluParams& p) { swiglu_bf16_body(ctx, p); }
 };
+/// Four resident blocks of the NVFP4 kernel with bf16 input and 32-bit indexing: its wait after the
+/// slot loop (swiglu_quantize_body) would otherwise take it from 64 to 70 registers, three blocks
+/// per SM (nvcc 13.0); under the bound it keeps 64 without spilling.
 template <qrules::Scheme kScheme, bool kBf16, class Index>
-struct SwigluQuantizeFusedKernel : KernelOf<SwigluQuantizeParams, kSwigluBlockThreads> {
+inline constexpr unsigned kSwigluFusedMinBlocks =
+    kScheme == qrules::Scheme::kNvfp4Te && kBf16 && sizeof(Index) == 4 ? 4u : 1u;
+
+template <qrules::Scheme kScheme, bool kBf16, class Index>
+struct SwigluQuantizeFusedKernel
+    : KernelOf<SwigluQuantizeParams, kSwigluBlockThreads, kSwigluFusedMinBlocks<kScheme, kBf16, Index>> {
   template <class Ctx>
   static MXV_HD MXV_FORCEINLINE void run(Ctx& ctx, const SwigluQuantizeParams& p) {
     swiglu_quantize_body<kScheme, kBf16, Index>(ctx, p);

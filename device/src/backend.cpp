@@ -126,6 +126,10 @@ void Backend::fill(const DeviceBuffer& dst, std::uint8_t value) {
   if (dst.bytes() > 0) raw_fill(dst.data(), value, dst.bytes());
 }
 
+void Backend::set_bytes(const DeviceBuffer& dst, std::uint8_t value) {
+  if (dst.bytes() > 0) raw_set(dst.data(), value, dst.bytes());
+}
+
 std::string Backend::guard_damage(const DeviceBuffer& buf) {
   const std::vector<std::byte> all = download_with_guards(buf);
   std::ostringstream os;

@@ -197,8 +197,7 @@ void run_quantize(Backend& backend, const QuantizePlan& plan, const DeviceBuffer
   bind_block_quantize_buffers(q, layout, out);
 
   if (plan.launches_amax) {  // 0 for the atomicMax reduction, which then leaves its own result
-    const std::uint32_t zero = 0;
-    backend.upload(out.amax, std::span<const std::uint32_t>(&zero, 1));
+    backend.set_bytes(out.amax, 0);  // without waiting for the GPU, as an upload would
     out.amax_holds.reset();
   } else if (q.scheme == qrules::Scheme::kNvfp4Te) {  // the calibrated value's exact bits
     hold_calibrated_amax(backend, out, std::bit_cast<std::uint32_t>(*plan.problem.tensor_amax));

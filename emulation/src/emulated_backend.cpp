@@ -64,6 +64,12 @@ void EmulatedBackend::raw_fill(std::byte* dst, std::uint8_t value, std::size_t b
   raw_write(dst + bytes, guard.data(), guard.size());
 }
 
+// Written as an upload, so the bytes count as data the host wrote.
+void EmulatedBackend::raw_set(std::byte* dst, std::uint8_t value, std::size_t bytes) {
+  const std::vector<std::uint8_t> data(bytes, value);
+  raw_write(dst, data.data(), bytes);
+}
+
 // ---- selection -----------------------------------------------------------------------------------
 
 device::Availability emulated_availability() { return {true, "the emulator runs on any CPU"}; }

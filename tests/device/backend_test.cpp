@@ -1,5 +1,5 @@
 // Tests of the Backend interface (device/include/mxv/device/backend.h) on every backend: guarded
-// allocation, upload / download, sentinel fill, guard checking (with a planted out-of-bounds
+// allocation, upload / download, sentinel fill and data set, guard checking (with a planted out-of-bounds
 // write that the guard check must catch), launch-plan validation, the kernel families both
 // backends dispatch over (kernel_family.h) and backend selection.
 #include <gtest/gtest.h>
@@ -36,6 +36,36 @@ TEST_P(BackendMemory, UploadDownloadRoundTripAndSentinel) {
   ASSERT_EQ(all.size(), 4000u + 2 * kGuardBytes);
   EXPECT_EQ(all[0], std::byte{guard_byte(0)});
   EXPECT_EQ(all[kGuardBytes + 4000], std::byte{guard_byte(0)});
+}
+
+// set_bytes writes data a kernel may read: an encode of its 64 zero words runs clean. The same
+// launch over fill's sentinel bytes is the planted bug: the emulator reports every read of them
+// (uninitialized-read), and the cuda backend has no such check, so only the bytes are compared there.
+TEST_P(BackendMemory, SetBytesIsDataAndFillIsNot) {
+  DeviceBuffer in = backend().alloc(256, "words");
+  DeviceBuffer filled = backend().alloc(256, "sentinel words");
+  DeviceBuffer out = backend().alloc(64, "codes");
+  const auto encode = [&](const DeviceBuffer& words) {
+    ConvertParams p;
+    p.count = 64;
+    p.in = words.as<std::uint8_t>();
+    p.out = out.as<std::uint8_t>();
+    backend().launch(LaunchPlan{"convert", {1, 1, 1}, {64, 1, 1}, 0}, p);
+    backend().synchronize();
+    return backend().take_findings();
+  };
+  backend().set_bytes(in, 0x00);
+  for (std::byte x : backend().download_bytes(in)) ASSERT_EQ(x, std::byte{0});
+  EXPECT_EQ(backend().guard_damage(in), "");
+  EXPECT_EQ(encode(in), std::vector<std::string>{});
+  for (std::byte x : backend().download_bytes(out)) ASSERT_EQ(x, std::byte{0}) << "E4M3 of +0 is code 0";
+
+  backend().fill(filled, 0x00);
+  const std::vector<std::string> findings = encode(filled);
+  if (backend().kind() == BackendKind::kEmulated) {
+    ASSERT_FALSE(findings.empty());
+    EXPECT_NE(findings[0].find("uninitialized-read"), std::string::npos) << findings[0];
+  }
 }
 
 TEST_P(BackendMemory, UploadTooLargeIsRejected) {

@@ -130,6 +130,10 @@ class Backend {
   std::vector<std::byte> download_with_guards(const DeviceBuffer& src);
   /// Overwrites the usable bytes with `value` (sentinel fill before a run).
   void fill(const DeviceBuffer& dst, std::uint8_t value);
+  /// Sets the usable bytes to `value` as data a kernel may read (fill's bytes stay "never written"
+  /// to the emulator's checks), in order with the backend's launches. On cuda the call returns
+  /// without waiting for the GPU, where an upload from host memory would wait.
+  void set_bytes(const DeviceBuffer& dst, std::uint8_t value);
   /// Empty when both guards are intact; otherwise a message naming the buffer, the side, the
   /// number of damaged bytes and the first one's offset and value.
   std::string guard_damage(const DeviceBuffer& buf);
@@ -173,6 +177,7 @@ class Backend {
   /// Copies `bytes` from `src` to `dst`: host to backend (kToBackend) or back (kToHost).
   virtual void raw_copy(void* dst, const void* src, std::size_t bytes, CopyDirection direction) = 0;
   virtual void raw_fill(std::byte* dst, std::uint8_t value, std::size_t bytes) = 0;
+  virtual void raw_set(std::byte* dst, std::uint8_t value, std::size_t bytes) = 0;
   void raw_write(std::byte* dst, const void* src, std::size_t bytes) {
     raw_copy(dst, src, bytes, CopyDirection::kToBackend);
   }

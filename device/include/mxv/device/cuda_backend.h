@@ -42,6 +42,7 @@ class CudaBackend final : public Backend {
   void raw_free(std::byte* p) noexcept override;
   void raw_copy(void* dst, const void* src, std::size_t bytes, CopyDirection direction) override;
   void raw_fill(std::byte* dst, std::uint8_t value, std::size_t bytes) override;
+  void raw_set(std::byte* dst, std::uint8_t value, std::size_t bytes) override;
 
  private:
   void* stream_ = nullptr;

@@ -82,7 +82,6 @@ int main(int argc, char** argv) {
   }
   auto backend_ptr = cuda_backend_or_exit("quantize_bench");
   auto& be = static_cast<CudaBackend&>(*backend_ptr);
-  const cudaStream_t s = stream_of(be);
   print_device(g_timing);
   const double copy_gbs = copy_bandwidth_gbs(be, g_timing);
 
@@ -120,7 +119,7 @@ int main(int argc, char** argv) {
         const double out_b = static_cast<double>(plan.element_bytes + plan.scale_bytes);
         if (plan.launches_amax) {
           const double amax_ms = median_ms(be, g_timing, [&](int i) {
-            check(cudaMemsetAsync(out.amax.data(), 0, 4, s), "memset");
+            be.set_bytes(out.amax, 0);
             a.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
             be.launch(plan.amax_launch, a);
           });
@@ -133,7 +132,7 @@ int main(int argc, char** argv) {
         print({plan.quantize_launch.kernel + " " + tag, in_b + out_b, q_ms}, copy_gbs);
         if (plan.launches_amax) {
           const double both_ms = median_ms(be, g_timing, [&](int i) {
-            check(cudaMemsetAsync(out.amax.data(), 0, 4, s), "memset");
+            be.set_bytes(out.amax, 0);
             a.input = q.input = inputs[static_cast<std::size_t>(i % kRotate)].as<std::uint8_t>();
             be.launch(plan.amax_launch, a);
             be.launch(plan.quantize_launch, q);

@@ -101,15 +101,15 @@ void CudaBackend::raw_copy(void* dst, const void* src, std::size_t bytes, CopyDi
   synchronize();
 }
 
-void CudaBackend::raw_fill(std::byte* dst, std::uint8_t value, std::size_t bytes) {
-  check(cudaMemsetAsync(dst, value, bytes, as_stream(stream_)), "memset");
-  synchronize();
-}
-
 // No host memory is involved, so nothing needs the GPU to finish: the stream orders the memset
 // before every later launch and copy.
 void CudaBackend::raw_set(std::byte* dst, std::uint8_t value, std::size_t bytes) {
   check(cudaMemsetAsync(dst, value, bytes, as_stream(stream_)), "memset");
+}
+
+void CudaBackend::raw_fill(std::byte* dst, std::uint8_t value, std::size_t bytes) {
+  raw_set(dst, value, bytes);
+  synchronize();
 }
 
 }  // namespace mxv::device

@@ -1,7 +1,9 @@
 // The device SwiGLU arithmetic's portable exp (device/include/mxv/device/kernels/swiglu_math.h,
 // host branch: the one the emulator runs) against the reference's (reference/portable_exp.h), bit
 // for bit: every input where step 0 decides (NaN, the overflow and underflow bounds and their fp32
-// neighbours, infinities, zeros, subnormals) and a strided sample of all 2^32 fp32 patterns.
+// neighbours, infinities, zeros, subnormals) and a strided sample of all 2^32 fp32 patterns; and
+// one_plus_exp_any_nan, the gate factors' 1 + exp(x) with a one-instruction step 4, against
+// 1 + the reference's exp on every fp32 input where the two could differ.
 #include "mxv/device/kernels/swiglu_math.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
@@ -19,6 +22,7 @@
 namespace {
 
 using mxv::device::swiglu_math::exp_portable;
+using mxv::device::swiglu_math::one_plus_exp_any_nan;
 
 /// "" when the two agree on `bits`, else a message naming the input and both results.
 std::string disagreement(std::uint32_t bits) {
@@ -56,6 +60,70 @@ TEST(SwigluMathExp, StridedSampleOfEveryFp32Pattern) {
   }
   std::printf("%llu inputs (stride %llu) equal the reference\n", static_cast<unsigned long long>(checked),
               static_cast<unsigned long long>(kStride));
+}
+
+/// 1 + exp(x) as the gate factors need it, from the reference's exp and one rounded add.
+float one_plus_reference_exp(float x) { return 1.0f + mxv::portable_exp(x); }
+
+/// The inputs in [lo, hi] (fp32 patterns, lo <= hi) where `f` and 1 + the reference's exp differ
+/// (NaN inputs are skipped: there the contract only asks the gate factors for a NaN, which their
+/// other operand gives); prints the first few.
+template <class F>
+std::uint64_t one_plus_exp_disagreements(F f, std::uint32_t lo, std::uint32_t hi) {
+  std::uint64_t bad = 0;
+  for (std::uint64_t b = lo; b <= hi; ++b) {
+    const float x = std::bit_cast<float>(static_cast<std::uint32_t>(b));
+    if (std::isnan(x)) continue;
+    const auto got = std::bit_cast<std::uint32_t>(f(x));
+    const auto want = std::bit_cast<std::uint32_t>(one_plus_reference_exp(x));
+    if (got != want && ++bad <= 3) {
+      std::printf("1 + exp(0x%08llX): 0x%08X, reference 0x%08X\n", static_cast<unsigned long long>(b), got, want);
+    }
+  }
+  return bad;
+}
+
+std::uint32_t bits(float x) { return std::bit_cast<std::uint32_t>(x); }
+
+/// Every input where one_plus_exp_any_nan's step 4 or its two selects could part from the
+/// reference's: n = round(x * log2e) reaches -125 or less only below -86 and 128 only above 64, so
+/// the binades [64, 128) and [-128, -64] hold every such input short of the selects' own ranges,
+/// which both sides answer with a constant (Inf above 0x1.62e42ep+6, 1 below -104; the infinities
+/// are in the step-0 test's list too). Below 64 in magnitude both steps 4 return p * 2^n exactly.
+TEST(SwigluMathOnePlusExp, EveryInputWhereStepFourCouldDiffer) {
+  const std::uint64_t bad = one_plus_exp_disagreements(one_plus_exp_any_nan, bits(64.0f), bits(128.0f)) +
+                            one_plus_exp_disagreements(one_plus_exp_any_nan, bits(-64.0f), bits(-128.0f)) +
+                            one_plus_exp_disagreements(one_plus_exp_any_nan, bits(INFINITY), bits(INFINITY)) +
+                            one_plus_exp_disagreements(one_plus_exp_any_nan, bits(-INFINITY), bits(-INFINITY));
+  EXPECT_EQ(bad, 0u);
+}
+
+TEST(SwigluMathOnePlusExp, StridedSampleOfEveryFp32Pattern) {
+  constexpr std::uint64_t kStride = 257;
+  std::uint64_t bad = 0;
+  for (std::uint64_t b = 0; b < (std::uint64_t{1} << 32); b += kStride) {
+    bad += one_plus_exp_disagreements(one_plus_exp_any_nan, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b));
+  }
+  EXPECT_EQ(bad, 0u);
+}
+
+/// All 2^32 inputs (about two minutes on one core): run with MXV_ONE_PLUS_EXP_ALL=1.
+TEST(SwigluMathOnePlusExp, EveryFp32PatternOnRequest) {
+  if (std::getenv("MXV_ONE_PLUS_EXP_ALL") == nullptr) GTEST_SKIP() << "set MXV_ONE_PLUS_EXP_ALL=1 to scan every input";
+  EXPECT_EQ(one_plus_exp_disagreements(one_plus_exp_any_nan, 0u, 0xFFFFFFFFu), 0u);
+}
+
+/// The check can fail: the same shortcut with the reference's own underflow bound (-104) in place
+/// of -86 lets n reach -126 .. -150, where adding n to p's exponent field wraps into the sign.
+TEST(SwigluMathOnePlusExp, PlantedBugAWrongUnderflowBoundIsCaught) {
+  const auto mutant = [](float x) {
+    const auto s = mxv::device::swiglu_math::exp_steps_1_to_3(x);
+    float e = std::bit_cast<float>((bits(s.t) << 23) + bits(s.p));
+    e = x < -104.0f ? 0.0f : e;
+    e = x > 0x1.62e42ep+6f ? INFINITY : e;
+    return 1.0f + e;
+  };
+  EXPECT_GT(one_plus_exp_disagreements(mutant, bits(-64.0f), bits(-128.0f)), 0u);
 }
 
 }  // namespace

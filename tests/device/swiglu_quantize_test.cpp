@@ -161,18 +161,21 @@ std::vector<Case> cases() {
       out.push_back(c);
     }
   }
-  // Grouped rows around one 128-row tile (one layout / dtype combination each: the row mapping is
-  // shared).
-  for (const Intermediate im : {Intermediate::kFp32, Intermediate::kBf16}) {
-    Case c;
-    c.name = std::string("grouped_1_127_128_129_il8_bf16") + (im == Intermediate::kFp32 ? "_i32" : "_ibf16");
-    c.type = WideType::kBf16;
-    c.layout = GateUpLayout::interleaved(8);
-    c.inter_precision = im;
-    c.rows = 385;
-    c.inter = 32;
-    c.groups = {1, 127, 128, 129};
-    out.push_back(c);
+  // Grouped rows around one 128-row tile (one layout per input type: the row mapping is shared, the
+  // loads differ).
+  for (const WideType t : {WideType::kBf16, WideType::kFp32}) {
+    for (const Intermediate im : {Intermediate::kFp32, Intermediate::kBf16}) {
+      Case c;
+      c.name = std::string("grouped_1_127_128_129_il8_") + (t == WideType::kBf16 ? "bf16" : "f32") +
+               (im == Intermediate::kFp32 ? "_i32" : "_ibf16");
+      c.type = t;
+      c.layout = GateUpLayout::interleaved(8);
+      c.inter_precision = im;
+      c.rows = 385;
+      c.inter = 32;
+      c.groups = {1, 127, 128, 129};
+      out.push_back(c);
+    }
   }
   return out;
 }

@@ -54,18 +54,17 @@ MXV_HD MXV_FORCEINLINE bool is_nan(float x) { return (cvt::bits_of(x) & 0x7FFFFF
 /// A NaN becomes the canonical quiet NaN (the contract fixes one payload for CPU and GPU).
 MXV_HD MXV_FORCEINLINE float canonical(float x) { return is_nan(x) ? cvt::float_of(kQuietNan) : x; }
 
-/// exp(x) from fma/add/mul in the reference's documented order (portable_exp.h steps 0-4), except
-/// that a NaN input gives a NaN of unspecified payload (the arithmetic carries it through) rather
-/// than the canonical one. Steps 1-4 run for every input and step 0's overflow and underflow
-/// cases select their results at the end, without branches: on sm_90, step 0 as tested branches
-/// cost about 14 of the 33 instructions of one exp in the fused kernel. For the inputs step 0
-/// catches, the arithmetic below computes a value that is then discarded; its integer steps are
-/// unsigned or cannot overflow, so no input has undefined behaviour.
-MXV_HD MXV_FORCEINLINE float exp_portable_any_nan(float x) {
+/// Steps 1-3 of the portable exp: `t` carries n (its pattern minus the shift's, modulo 2^32) and
+/// `p` ~ exp(r) in [0.70, 1.42], so that exp(x) = p * 2^n before step 4's rounding.
+struct ExpSteps {
+  float t;
+  float p;
+};
+
+MXV_HD MXV_FORCEINLINE ExpSteps exp_steps_1_to_3(float x) {
   // Step 1: t = fma(x, log2e, 1.5*2^23); n from t's low mantissa bits; nf = t - shift (exact).
   const float shift = 0x1.8p+23f;
   const float t = fma_rn(x, 0x1.715476p+0f, shift);
-  const auto n = static_cast<std::int32_t>(cvt::bits_of(t) - cvt::bits_of(shift));  // modulo 2^32
   const float nf = sub_rn(t, shift);
   // Step 2: Cody-Waite reduction with the two-part ln 2.
   float r = fma_rn(nf, -0x1.62e43p-1f, x);
@@ -78,7 +77,19 @@ MXV_HD MXV_FORCEINLINE float exp_portable_any_nan(float x) {
   q = fma_rn(q, r, 0x1.555556p-3f);
   q = fma_rn(q, r, 0x1.0p-1f);
   q = fma_rn(q, r, 1.0f);
-  const float p = fma_rn(q, r, 1.0f);
+  return {t, fma_rn(q, r, 1.0f)};
+}
+
+/// exp(x) from fma/add/mul in the reference's documented order (portable_exp.h steps 0-4), except
+/// that a NaN input gives a NaN of unspecified payload (the arithmetic carries it through) rather
+/// than the canonical one. Steps 1-4 run for every input and step 0's overflow and underflow
+/// cases select their results at the end, without branches: on sm_90, step 0 as tested branches
+/// cost about 14 of the 33 instructions of one exp in the fused kernel. For the inputs step 0
+/// catches, the arithmetic below computes a value that is then discarded; its integer steps are
+/// unsigned or cannot overflow, so no input has undefined behaviour.
+MXV_HD MXV_FORCEINLINE float exp_portable_any_nan(float x) {
+  const ExpSteps s = exp_steps_1_to_3(x);
+  const auto n = static_cast<std::int32_t>(cvt::bits_of(s.t) - cvt::bits_of(0x1.8p+23f));  // modulo 2^32
   // Step 4: two normal power-of-two factors (n in [-150, 128] on the inputs that reach here); only
   // the second product rounds. |n >> 1| <= 2^30, so n1 + 127 and n - n1 cannot overflow.
   const std::int32_t n1 = n >> 1;
@@ -87,10 +98,30 @@ MXV_HD MXV_FORCEINLINE float exp_portable_any_nan(float x) {
   const float f2 = cvt::float_of(static_cast<std::uint32_t>(n2 + 127) << 23);
   // A NaN x made t, nf, r, q and p NaN, and a NaN times anything is a NaN; both tests below are
   // false for it.
-  float result = mul_rn(mul_rn(p, f1), f2);
+  float result = mul_rn(mul_rn(s.p, f1), f2);
   // Step 0: underflow, overflow (these bounds are exact fp32 values).
   result = x < -104.0f ? 0.0f : result;
   return x > 0x1.62e42ep+6f ? cvt::float_of(0x7F800000u) : result;
+}
+
+/// Below this x, 1 + exp(x) is 1 whatever exp(x)'s bits: exp(x) < exp(-86) < 2^-124, far under
+/// half an ulp of 1 (2^-24). At or above it, n >= -124 (x * log2e >= -124.07).
+inline constexpr float kOnePlusExpIsOneBelow = -86.0f;
+
+/// 1 + exp(x) rounded once, equal bit for bit to add_rn(1, exp_portable_any_nan(x)) for every
+/// non-NaN x (a NaN gives some value, NaN or not: both gate factors that use it are NaN for a NaN
+/// gate through their other operand). What it saves is step 4: on the inputs where 1 + exp(x)
+/// depends on exp(x), n >= -124 and p * 2^n is a normal number, which step 4's two products
+/// return exactly; its pattern is p's with n added to the exponent field, and n << 23 is t's
+/// pattern shifted by 23 (the shift constant's pattern, 0x4B400000, vanishes when shifted by 23
+/// modulo 2^32). One integer instruction instead of seven per exp (docs/design.md section 5.4);
+/// tests/device/swiglu_math_test.cpp checks every fp32 input where the two steps 4 could differ.
+MXV_HD MXV_FORCEINLINE float one_plus_exp_any_nan(float x) {
+  const ExpSteps s = exp_steps_1_to_3(x);
+  float e = cvt::float_of((cvt::bits_of(s.t) << 23) + cvt::bits_of(s.p));
+  e = x < kOnePlusExpIsOneBelow ? 0.0f : e;
+  e = x > 0x1.62e42ep+6f ? cvt::float_of(0x7F800000u) : e;
+  return add_rn(1.0f, e);
 }
 
 /// exp(x) exactly as the reference (portable_exp.h steps 0-4), a NaN input giving the canonical NaN.
@@ -108,9 +139,7 @@ MXV_HD MXV_FORCEINLINE float exp_portable(float x) {
 
 /// silu's gate factor: e = exp(-g); d = 1 + e; s = g / d.
 MXV_HD MXV_FORCEINLINE float silu_gate(float g) {
-  const float e = exp_portable_any_nan(-g);
-  const float d = add_rn(1.0f, e);
-  return div_rn(g, d);
+  return div_rn(g, one_plus_exp_any_nan(-g));
 }
 
 /// The clamped SwiGLU's gate factor: g' = min(g, limit) with NaN falling through;
@@ -118,9 +147,7 @@ MXV_HD MXV_FORCEINLINE float silu_gate(float g) {
 MXV_HD MXV_FORCEINLINE float clamped_gate(float g, float alpha, float limit) {
   const float gc = g > limit ? limit : g;
   const float a = mul_rn(alpha, gc);
-  const float e = exp_portable_any_nan(-a);
-  const float d = add_rn(1.0f, e);
-  const float sig = div_rn(1.0f, d);
+  const float sig = div_rn(1.0f, one_plus_exp_any_nan(-a));
   return mul_rn(gc, sig);
 }
 

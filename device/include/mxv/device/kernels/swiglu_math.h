@@ -109,19 +109,23 @@ MXV_HD MXV_FORCEINLINE float exp_portable_any_nan(float x) {
 inline constexpr float kOnePlusExpIsOneBelow = -86.0f;
 
 /// 1 + exp(x) rounded once, equal bit for bit to add_rn(1, exp_portable_any_nan(x)) for every
-/// non-NaN x (a NaN gives some value, NaN or not: both gate factors that use it are NaN for a NaN
-/// gate through their other operand). What it saves is step 4: on the inputs where 1 + exp(x)
-/// depends on exp(x), n >= -124 and p * 2^n is a normal number, which step 4's two products
-/// return exactly; its pattern is p's with n added to the exponent field, and n << 23 is t's
-/// pattern shifted by 23 (the shift constant's pattern, 0x4B400000, vanishes when shifted by 23
-/// modulo 2^32). One integer instruction instead of seven per exp (docs/design.md section 5.4);
-/// tests/device/swiglu_math_test.cpp checks every fp32 input where the two steps 4 could differ.
+/// non-NaN x (a NaN x gives 1: both gate factors that use it are NaN for a NaN gate through their
+/// other operand). What it saves is step 4 and the underflow select: x is clamped to the bound
+/// below which 1 + exp(x) is 1, so n >= -124 and p * 2^n is a normal number, which step 4's two
+/// products return exactly; its pattern is p's with n added to the exponent field, and n << 23 is
+/// t's pattern shifted by 23 (the shift constant's pattern, 0x4B400000, vanishes when shifted by 23
+/// modulo 2^32). One integer instruction and a max instead of nine per exp (docs/design.md section
+/// 5.4); tests/device/swiglu_math_test.cpp checks every fp32 input where the two could differ.
 MXV_HD MXV_FORCEINLINE float one_plus_exp_any_nan(float x) {
-  const ExpSteps s = exp_steps_1_to_3(x);
-  float e = cvt::float_of((cvt::bits_of(s.t) << 23) + cvt::bits_of(s.p));
-  e = x < kOnePlusExpIsOneBelow ? 0.0f : e;
-  e = x > 0x1.62e42ep+6f ? cvt::float_of(0x7F800000u) : e;
-  return add_rn(1.0f, e);
+  // 1 + exp(bound) is 1 as well; a max also turns a NaN into the bound.
+#if defined(__CUDA_ARCH__)
+  const float xc = fmaxf(x, kOnePlusExpIsOneBelow);
+#else
+  const float xc = std::fmax(x, kOnePlusExpIsOneBelow);
+#endif
+  const ExpSteps s = exp_steps_1_to_3(xc);
+  const float e = cvt::float_of((cvt::bits_of(s.t) << 23) + cvt::bits_of(s.p));
+  return add_rn(1.0f, xc > 0x1.62e42ep+6f ? cvt::float_of(0x7F800000u) : e);
 }
 
 /// exp(x) exactly as the reference (portable_exp.h steps 0-4), a NaN input giving the canonical NaN.

@@ -136,9 +136,9 @@ MXV_HD MXV_FORCEINLINE float exp_portable(float x) {
 // Each activation is (a factor of the gate alone) * (a factor of up alone), one correctly rounded
 // product. The gate factor is split out because it depends on g only: for a bf16 gate the fused
 // kernel reads it from a table of every bf16 value the table covers (kernels/swiglu_gate_table.h),
-// filled by these same functions. The factors and products give some NaN for a NaN (the gate
-// factor's exp leaves its payload unspecified, exp_portable_any_nan); the contract's one NaN
-// payload is `canonical`'s, applied by the kernels where a NaN can be stored (the fused kernel
+// filled by these same functions. The factors and products give some NaN for a NaN (its payload
+// passes through the division or the product unspecified; one_plus_exp_any_nan gives 1 for a NaN);
+// the contract's one NaN payload is `canonical`'s, applied by the kernels where a NaN can be stored (the fused kernel
 // only in a block that holds one, so finite blocks skip the check).
 
 /// silu's gate factor: e = exp(-g); d = 1 + e; s = g / d.

@@ -156,3 +156,17 @@ function(mxv_add_backend_test)
   gtest_discover_tests(${ARG_NAME} TEST_FILTER "-*cuda*:*emulated*" DISCOVERY_TIMEOUT 120 DISCOVERY_MODE PRE_TEST NO_PRETTY_VALUES
     PROPERTIES LABELS "cpu" TIMEOUT ${ARG_TIMEOUT})
 endfunction()
+
+# mxv_test_uses_nvcc(<target>): the test compiles CUDA sources with nvcc at test time
+# (mxv/test_support/nvcc.h): it is given MXV_NVCC_EXECUTABLE (the nvcc CMake finds, "" when none,
+# and the test then skips with the reason) and MXV_SOURCE_DIR (the sources' root, for -I).
+function(mxv_test_uses_nvcc target)
+  find_program(MXV_NVCC_EXECUTABLE nvcc HINTS /usr/local/cuda/bin ENV CUDA_PATH PATH_SUFFIXES bin)
+  set(nvcc "${MXV_NVCC_EXECUTABLE}")
+  if(NOT nvcc)
+    set(nvcc "")
+  endif()
+  target_link_libraries(${target} PRIVATE mxv::test_support)
+  target_compile_definitions(${target} PRIVATE
+    MXV_SOURCE_DIR="${PROJECT_SOURCE_DIR}" MXV_NVCC_EXECUTABLE="${nvcc}")
+endfunction()

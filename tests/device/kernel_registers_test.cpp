@@ -11,28 +11,19 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "mxv/test_support/nvcc.h"
+#include "mxv/test_support/scratch_dir.h"
+
+namespace mxv {
 namespace {
 
-namespace fs = std::filesystem;
-
-std::string nvcc_path() {
-  if (const char* env = std::getenv("MXV_NVCC"); env != nullptr && *env != '\0') return env;
-  return MXV_NVCC_EXECUTABLE;  // from CMake's find_program; empty when none was found
-}
-
-std::string read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream os;
-  os << f.rdbuf();
-  return os.str();
-}
+using test_support::nvcc_path;
 
 /// One kernel's line of ptxas's report.
 struct KernelResources {
@@ -41,22 +32,21 @@ struct KernelResources {
   int spill_load_bytes = -1;
 };
 
-/// Compiles the fused SwiGLU family's translation unit with `extra` flags and returns ptxas's
-/// figures per mangled kernel name (empty, with a test failure, when the compile fails).
-std::map<std::string, KernelResources> compile_and_report(const std::string& extra, const std::string& tag) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "mxv_kernel_registers";
-  fs::create_directories(dir);
-  const fs::path source = dir / "swiglu_quantize_family.cu";
-  std::ofstream(source) << "#include \"mxv/device/cuda_kernel.cuh\"\n"
-                           "#include \"mxv/device/kernels/swiglu_quantize.h\"\n"
-                           "MXV_CUDA_KERNEL_FAMILY(mxv::device::SwigluQuantizeFamily);\n";
-  const fs::path log = dir / (tag + ".log");
-  const std::string cmd = "'" + nvcc_path() + "' -cubin -arch=sm_90 -std=c++20 -O3 -DNDEBUG -fmad=false -Xptxas -v " +
-                          extra + " -I'" + (fs::path(MXV_SOURCE_DIR) / "device" / "include").string() + "' -I'" +
-                          (fs::path(MXV_SOURCE_DIR) / "reference" / "include").string() + "' '" + source.string() +
-                          "' -o '" + (dir / (tag + ".cubin")).string() + "' > '" + log.string() + "' 2>&1";
+/// Compiles the fused SwiGLU family's translation unit in `dir` and returns ptxas's figures per
+/// mangled kernel name (empty, with a test failure, when the compile fails).
+std::map<std::string, KernelResources> compile_and_report(const std::filesystem::path& dir) {
+  const std::filesystem::path source = dir / "swiglu_quantize_family.cu";
+  test_support::write_bytes(source, "#include \"mxv/device/cuda_kernel.cuh\"\n"
+                                    "#include \"mxv/device/kernels/swiglu_quantize.h\"\n"
+                                    "MXV_CUDA_KERNEL_FAMILY(mxv::device::SwigluQuantizeFamily);\n");
+  const std::filesystem::path root(MXV_SOURCE_DIR);
+  const std::filesystem::path log = dir / "ptxas.log";
+  const std::string cmd = "'" + nvcc_path() + "' -cubin -arch=sm_90 -std=c++20 -O3 -DNDEBUG -fmad=false -Xptxas -v" +
+                          " -I'" + (root / "device" / "include").string() + "' -I'" +
+                          (root / "reference" / "include").string() + "' '" + source.string() + "' -o '" +
+                          (dir / "family.cubin").string() + "' > '" + log.string() + "' 2>&1";
   const int rc = std::system(cmd.c_str());
-  const std::string report = read_file(log);
+  const std::string report = test_support::read_text(log);
   EXPECT_EQ(rc, 0) << cmd << "\n" << report;
   std::map<std::string, KernelResources> out;
   const std::regex entry(R"(Compiling entry function '([^']+)')");
@@ -117,9 +107,11 @@ std::string budget_violations(const std::map<std::string, KernelResources>& repo
   return out;
 }
 
-TEST(KernelRegisters, FusedSwigluKernelsKeepTheirBudget) {
+class KernelRegisters : public test_support::ScratchDirTest {};
+
+TEST_F(KernelRegisters, FusedSwigluKernelsKeepTheirBudget) {
   if (nvcc_path().empty()) GTEST_SKIP() << "nvcc not found (set MXV_NVCC to its path to run this check)";
-  const auto report = compile_and_report("", "as_built");
+  const auto report = compile_and_report(dir());
   for (const auto& [name, r] : report) {
     std::printf("%3d registers, %d bytes spilled: %s\n", r.registers, r.spill_store_bytes, name.c_str());
   }
@@ -130,9 +122,9 @@ TEST(KernelRegisters, FusedSwigluKernelsKeepTheirBudget) {
 /// after its slot loop cost before the kernel declared four resident blocks, BENCHMARKS.md run 48)
 /// and the mxfp4_nvidia fp32 kernel with 64-bit indexing spilling 8 bytes must give both
 /// violations. (A -maxrregcount cap would not do: the kernels' launch bounds override it.)
-TEST(KernelRegisters, PlantedBugsInTheReportAreCaught) {
+TEST_F(KernelRegisters, PlantedBugsInTheReportAreCaught) {
   if (nvcc_path().empty()) GTEST_SKIP() << "nvcc not found (set MXV_NVCC to its path to run this check)";
-  auto report = compile_and_report("", "planted");
+  auto report = compile_and_report(dir());
   for (auto& [name, r] : report) {
     if (name.find(fused_kernel(0, true, 'j')) != std::string::npos) r.registers = 70;
     if (name.find(fused_kernel(1, false, 'm')) != std::string::npos) r.spill_store_bytes = 8;
@@ -144,3 +136,4 @@ TEST(KernelRegisters, PlantedBugsInTheReportAreCaught) {
 }
 
 }  // namespace
+}  // namespace mxv

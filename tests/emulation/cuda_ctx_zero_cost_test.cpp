@@ -23,17 +23,14 @@
 #include <vector>
 
 #include "mxv/emulation/emulator.h"
+#include "mxv/test_support/nvcc.h"
 #include "zero_cost/sample_kernel.h"
 
 namespace mxv::emu {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string nvcc_path() {
-  if (const char* env = std::getenv("MXV_NVCC"); env != nullptr && *env != '\0') return env;
-  return MXV_NVCC_EXECUTABLE;  // from CMake's find_program; empty when none was found
-}
+using test_support::nvcc_path;
 
 fs::path zero_cost_dir() { return fs::path(MXV_SOURCE_DIR) / "tests" / "emulation" / "zero_cost"; }
 

@@ -85,11 +85,11 @@ std::uint64_t one_plus_exp_disagreements(F f, std::uint32_t lo, std::uint32_t hi
 
 std::uint32_t bits(float x) { return std::bit_cast<std::uint32_t>(x); }
 
-/// Every input where one_plus_exp_any_nan's step 4 or its two selects could part from the
-/// reference's: n = round(x * log2e) reaches -125 or less only below -86 and 128 only above 64, so
-/// the binades [64, 128) and [-128, -64] hold every such input short of the selects' own ranges,
-/// which both sides answer with a constant (Inf above 0x1.62e42ep+6, 1 below -104; the infinities
-/// are in the step-0 test's list too). Below 64 in magnitude both steps 4 return p * 2^n exactly.
+/// Every input where one_plus_exp_any_nan's step 4, its clamp or its overflow select could part
+/// from the reference's: n = round(x * log2e) reaches -125 or less only below -86 and 128 only
+/// above 64, so the binades [64, 128] and [-128, -64] hold every such input short of the ranges
+/// both sides answer with a constant (Inf above 0x1.62e42ep+6, 1 below -104), and the infinities.
+/// Below 64 in magnitude both steps 4 return p * 2^n exactly.
 TEST(SwigluMathOnePlusExp, EveryInputWhereStepFourCouldDiffer) {
   const std::uint64_t bad = one_plus_exp_disagreements(one_plus_exp_any_nan, bits(64.0f), bits(128.0f)) +
                             one_plus_exp_disagreements(one_plus_exp_any_nan, bits(-64.0f), bits(-128.0f)) +

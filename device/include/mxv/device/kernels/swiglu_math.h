@@ -54,6 +54,11 @@ MXV_HD MXV_FORCEINLINE bool is_nan(float x) { return (cvt::bits_of(x) & 0x7FFFFF
 /// A NaN becomes the canonical quiet NaN (the contract fixes one payload for CPU and GPU).
 MXV_HD MXV_FORCEINLINE float canonical(float x) { return is_nan(x) ? cvt::float_of(kQuietNan) : x; }
 
+/// Step 1's shift, 1.5 * 2^23: t = fma(x, log2e, shift) has an ulp of 1, so n sits in t's low bits.
+inline constexpr float kExpShift = 0x1.8p+23f;
+/// The largest x whose exp is finite (step 0's overflow bound, an exact fp32 value).
+inline constexpr float kExpMaxFinite = 0x1.62e42ep+6f;
+
 /// Steps 1-3 of the portable exp: `t` carries n (its pattern minus the shift's, modulo 2^32) and
 /// `p` ~ exp(r) in [0.70, 1.42], so that exp(x) = p * 2^n before step 4's rounding.
 struct ExpSteps {
@@ -63,9 +68,8 @@ struct ExpSteps {
 
 MXV_HD MXV_FORCEINLINE ExpSteps exp_steps_1_to_3(float x) {
   // Step 1: t = fma(x, log2e, 1.5*2^23); n from t's low mantissa bits; nf = t - shift (exact).
-  const float shift = 0x1.8p+23f;
-  const float t = fma_rn(x, 0x1.715476p+0f, shift);
-  const float nf = sub_rn(t, shift);
+  const float t = fma_rn(x, 0x1.715476p+0f, kExpShift);
+  const float nf = sub_rn(t, kExpShift);
   // Step 2: Cody-Waite reduction with the two-part ln 2.
   float r = fma_rn(nf, -0x1.62e43p-1f, x);
   r = fma_rn(nf, 0x1.05c61p-29f, r);  // -kLn2Lo, kLn2Lo = -0x1.05c61p-29
@@ -89,7 +93,7 @@ MXV_HD MXV_FORCEINLINE ExpSteps exp_steps_1_to_3(float x) {
 /// unsigned or cannot overflow, so no input has undefined behaviour.
 MXV_HD MXV_FORCEINLINE float exp_portable_any_nan(float x) {
   const ExpSteps s = exp_steps_1_to_3(x);
-  const auto n = static_cast<std::int32_t>(cvt::bits_of(s.t) - cvt::bits_of(0x1.8p+23f));  // modulo 2^32
+  const auto n = static_cast<std::int32_t>(cvt::bits_of(s.t) - cvt::bits_of(kExpShift));  // modulo 2^32
   // Step 4: two normal power-of-two factors (n in [-150, 128] on the inputs that reach here); only
   // the second product rounds. |n >> 1| <= 2^30, so n1 + 127 and n - n1 cannot overflow.
   const std::int32_t n1 = n >> 1;
@@ -101,7 +105,7 @@ MXV_HD MXV_FORCEINLINE float exp_portable_any_nan(float x) {
   float result = mul_rn(mul_rn(s.p, f1), f2);
   // Step 0: underflow, overflow (these bounds are exact fp32 values).
   result = x < -104.0f ? 0.0f : result;
-  return x > 0x1.62e42ep+6f ? cvt::float_of(0x7F800000u) : result;
+  return x > kExpMaxFinite ? cvt::float_of(0x7F800000u) : result;
 }
 
 /// Below this x, 1 + exp(x) is 1 whatever exp(x)'s bits: exp(x) < exp(-86) < 2^-124, far under
@@ -125,7 +129,7 @@ MXV_HD MXV_FORCEINLINE float one_plus_exp_any_nan(float x) {
 #endif
   const ExpSteps s = exp_steps_1_to_3(xc);
   const float e = cvt::float_of((cvt::bits_of(s.t) << 23) + cvt::bits_of(s.p));
-  return add_rn(1.0f, xc > 0x1.62e42ep+6f ? cvt::float_of(0x7F800000u) : e);
+  return add_rn(1.0f, xc > kExpMaxFinite ? cvt::float_of(0x7F800000u) : e);
 }
 
 /// exp(x) exactly as the reference (portable_exp.h steps 0-4), a NaN input giving the canonical NaN.
@@ -137,9 +141,9 @@ MXV_HD MXV_FORCEINLINE float exp_portable(float x) {
 // product. The gate factor is split out because it depends on g only: for a bf16 gate the fused
 // kernel reads it from a table of every bf16 value the table covers (kernels/swiglu_gate_table.h),
 // filled by these same functions. The factors and products give some NaN for a NaN (its payload
-// passes through the division or the product unspecified; one_plus_exp_any_nan gives 1 for a NaN);
-// the contract's one NaN payload is `canonical`'s, applied by the kernels where a NaN can be stored (the fused kernel
-// only in a block that holds one, so finite blocks skip the check).
+// passes through the division or the product unspecified; one_plus_exp_any_nan gives 1 for a
+// NaN); the contract's one NaN payload is `canonical`'s, applied by the kernels where a NaN can be
+// stored (the fused kernel only in a block that holds one, so finite blocks skip the check).
 
 /// silu's gate factor: e = exp(-g); d = 1 + e; s = g / d.
 MXV_HD MXV_FORCEINLINE float silu_gate(float g) {

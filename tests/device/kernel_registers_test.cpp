@@ -118,10 +118,9 @@ TEST_F(KernelRegisters, FusedSwigluKernelsKeepTheirBudget) {
   EXPECT_EQ(budget_violations(report), "");
 }
 
-/// The check can fail: the real report with the NVFP4 bf16 kernel at 70 registers (what the wait
-/// after its slot loop cost before the kernel declared four resident blocks, BENCHMARKS.md run 48)
-/// and the mxfp4_nvidia fp32 kernel with 64-bit indexing spilling 8 bytes must give both
-/// violations. (A -maxrregcount cap would not do: the kernels' launch bounds override it.)
+/// The check can fail: the real report with the NVFP4 bf16 kernel at 70 registers (three resident
+/// blocks instead of four) and the mxfp4_nvidia fp32 kernel with 64-bit indexing spilling 8 bytes
+/// must give both violations. (A -maxrregcount cap would not do: the kernels' launch bounds override it.)
 TEST_F(KernelRegisters, PlantedBugsInTheReportAreCaught) {
   if (nvcc_path().empty()) GTEST_SKIP() << "nvcc not found (set MXV_NVCC to its path to run this check)";
   auto report = compile_and_report(dir());

@@ -36,8 +36,8 @@
 //
 // KNOWN DIFFERENCE (the emulator does not reproduce that 69). The emulator forms one request per
 // (warp, barrier epoch, source call site, per-lane occurrence) (emulation/src/coalescing.cpp), i.e.
-// it assumes the warp reconverges before every access. tiled_rows64 has ONE ctx.store16 call in
-// its source, after convert_store returns, so the emulator counts the split warp once: 68. On the
+// it assumes the warp reconverges before every access. tiled_rows64 has ONE ctx.store16_streaming
+// call in its source, after convert_store returns, so the emulator counts the split warp once: 68. On the
 // GPU, nvcc tail-duplicates that last store into both the fast block and the block after the call
 // (both end the kernel; visible in the sm_90 PTX of the dequantize family's translation unit,
 // cuda_dequantize.cu: two st.global.v4 for s = 1, one shared one for s = 0), so the split lanes
@@ -252,7 +252,7 @@ TEST(NcuCalibration, TiledKernelPerSiteDecomposition) {
 //     bits at row*8 + k0/16): 32 rows x 4 bytes 8 apart = 256 bytes = 8 sectors. 8 requests, 64 sectors;
 //   - s_dec: the threads whose rows exist (t.y < 16: warps 0..3), one uniform word: 8 requests,
 //     8 sectors;
-//   - stores: one store16 site, fp32: 8 rows x 2 stores per thread; per instruction the 8 lanes of
+//   - stores: one store16_streaming site, fp32: 8 rows x 2 stores per thread; per instruction the 8 lanes of
 //     each of 4 rows write one full 128-byte line: 4 warps x 16 x 2 blocks = 128 requests of 16
 //     sectors = 2048.
 // The profiled inputs split no warp-store between the fast and the general path (counted below

@@ -1,7 +1,7 @@
 // A small kernel body written once against the kernel-context contract (kernel_ctx.h), used to
 // prove that CudaCtx costs nothing: instantiated with CudaCtx (sample_with_ctx.cu) it must compile
 // to the same PTX as the same logic written with raw CUDA builtins (sample_with_builtins.cu).
-// It touches every kind of member: indices, global load/store/store16, static shared memory,
+// It touches every kind of member: indices, global load/store/store16/store16_streaming, static shared memory,
 // __syncthreads, shfl_xor, ballot and atomicMax. It is also host code, and runs in the emulator.
 #pragma once
 
@@ -36,7 +36,8 @@ MXV_HD MXV_FORCEINLINE void sample_body(Ctx& ctx, device::GlobalPtr<const float>
   if (i < n) ctx.store(out, i, a);
   if (t % 4 == 0 && i + 3 < n) {
     const device::Vec16 v = ctx.load16(in, i);
-    ctx.store16(out, n + i, v);
+    if ((t & 4u) != 0u) ctx.store16_streaming(out, n + i, v);
+    else ctx.store16(out, n + i, v);
   }
 }
 

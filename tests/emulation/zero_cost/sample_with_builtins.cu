@@ -1,5 +1,6 @@
 // The logic of sample_kernel.h written directly with CUDA builtins, as one would without a
 // context; its PTX must equal sample_with_ctx.cu's (cuda_ctx_zero_cost_test.cpp).
+#include <cstddef>
 #include <cstdint>
 
 #ifndef MXV_PLANTED_DIFFERENCE
@@ -32,6 +33,12 @@ extern "C" __global__ void __launch_bounds__(256) sample_kernel(const float* in,
   if (i < n) out[i] = a;
   if (t % 4 == 0 && i + 3 < n) {
     const RawVec16 v = *reinterpret_cast<const RawVec16*>(in + i);
-    *reinterpret_cast<RawVec16*>(out + (n + i)) = v;  // n + i in 32 bits, as the body computes it
+    // Element offsets in 32 bits, widened where each store takes them, as the body's calls do.
+    const auto store16 = [](float* p, std::size_t e, RawVec16 w) { *reinterpret_cast<RawVec16*>(p + e) = w; };
+    const auto store16_streaming = [](float* p, std::size_t e, RawVec16 w) {
+      __stcs(reinterpret_cast<uint4*>(p + e), make_uint4(w.w[0], w.w[1], w.w[2], w.w[3]));
+    };
+    if ((t & 4u) != 0u) store16_streaming(out, n + i, v);
+    else store16(out, n + i, v);
   }
 }

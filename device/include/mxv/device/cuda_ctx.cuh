@@ -37,6 +37,13 @@ struct CudaCtx {
   __device__ MXV_FORCEINLINE void store16(GlobalPtr<T> p, std::size_t i, Vec16 v) const {
     *reinterpret_cast<Vec16*>(p.raw + i) = v;
   }
+  // st.global.cs: the lines are marked to leave the caches first. For the dequantize kernels,
+  // whose output is four fifths of their traffic, this was 0.3-3 points of copy on the H200
+  // (BENCHMARKS.md, run 57).
+  template <class T>
+  __device__ MXV_FORCEINLINE void store16_streaming(GlobalPtr<T> p, std::size_t i, Vec16 v) const {
+    __stcs(reinterpret_cast<uint4*>(p.raw + i), make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]));
+  }
   __device__ MXV_FORCEINLINE std::uint32_t atomic_max(GlobalPtr<std::uint32_t> p, std::size_t i,
                                                       std::uint32_t v) const {
     return atomicMax(reinterpret_cast<unsigned int*>(p.raw + i), static_cast<unsigned int>(v));

@@ -65,6 +65,9 @@ inline constexpr unsigned kFullMask = 0xffffffffu;
 ///   Global:    load(GlobalPtr<T>, i) -> T;  store(GlobalPtr<T>, i, T)
 ///              load16(GlobalPtr<T>, i) -> Vec16   (16 bytes from element i; 16-byte aligned)
 ///              store16(GlobalPtr<T>, i, Vec16)
+///              store16_streaming(GlobalPtr<T>, i, Vec16)   (store16 of bytes the launch writes
+///                  once and no later access of it reads: the same bytes, with the GPU's
+///                  evict-first ("streaming") cache hint)
 ///              atomic_max(GlobalPtr<std::uint32_t>, i, std::uint32_t) -> old value
 ///   Shared:    shared_array<T, N, Id>() -> SharedPtr<T>  (one static array per (T, N, Id))
 ///              dynamic_shared<T>() -> SharedPtr<T>        (the launch's dynamic shared memory)
@@ -94,6 +97,7 @@ concept KernelCtx = requires(C& c, GlobalPtr<float> gf, GlobalPtr<std::uint32_t>
   c.store(gf, i, v);
   { c.load16(gf, i) } -> std::same_as<Vec16>;
   c.store16(gf, i, vec);
+  c.store16_streaming(gf, i, vec);
   { c.atomic_max(gu, i, u) } -> std::same_as<std::uint32_t>;
   { c.template shared_array<float, 4, 0>() } -> std::same_as<SharedPtr<float>>;
   { c.template dynamic_shared<float>() } -> std::same_as<SharedPtr<float>>;

@@ -67,6 +67,11 @@ class EmuCtx {
   void store16(device::GlobalPtr<T> p, std::size_t i, device::Vec16 v, CallSite site = {}) {
     global_access(p.raw, i, sizeof(T), 16, AccessKind::kStore, &v, site);
   }
+  /// store16 with the GPU's streaming cache hint: the same access here (caches are not modelled).
+  template <class T>
+  void store16_streaming(device::GlobalPtr<T> p, std::size_t i, device::Vec16 v, CallSite site = {}) {
+    global_access(p.raw, i, sizeof(T), 16, AccessKind::kStore, &v, site);
+  }
   /// atomicMax on a 32-bit word; returns the old value. Atomics from several blocks are not
   /// reported as cross-block writes or reads; a plain load of the word by another block of the
   /// launch, or an atomic over another block's plain store, is a cross-block read.

@@ -7,6 +7,8 @@
 //   - bf16 / fp16: k = kt + 8x .. kt + 8x + 7 (kt = first k of a 64-k tile), one 16-byte store;
 //   - fp32: two 16-byte stores of 4 values, k = kt + 32s + 4x + {0..3} (s = 0, 1).
 // The 4 (or 8) values of a store never straddle a 16- or 32-k scale block: one scale byte each.
+// Every output store is store16_streaming: the launch writes each line once and never reads it, and
+// the evict-first hint was worth 0.3-3 points of copy on the H200 (BENCHMARKS.md, run 57).
 //
 // Three launch geometries, told apart by the block shape the launcher (dequantize.cpp) chose
 // (dequant_geometry; each geometry is its own kernel instantiation, kernels/dequantize.h):
@@ -246,9 +248,9 @@ MXV_HD void tiled_units(Ctx& ctx, const DequantizeParams& p) {
       const Vec16 v = convert_store<kOut, kScale>(codes[i], scodes[i], sd);
       const std::uint64_t o = row[r] * p.k + kk[j];
       if constexpr (kF32) {
-        ctx.store16(GlobalPtr<float>{reinterpret_cast<float*>(p.out.raw)}, o, v);
+        ctx.store16_streaming(GlobalPtr<float>{reinterpret_cast<float*>(p.out.raw)}, o, v);
       } else {
-        ctx.store16(GlobalPtr<std::uint16_t>{reinterpret_cast<std::uint16_t*>(p.out.raw)}, o, v);
+        ctx.store16_streaming(GlobalPtr<std::uint16_t>{reinterpret_cast<std::uint16_t*>(p.out.raw)}, o, v);
       }
     }
   }
@@ -317,9 +319,9 @@ MXV_HD void tiled_rows64(Ctx& ctx, const DequantizeParams& p) {
     const std::uint32_t scale_code = ctx.load(p.scales, row * p.scale_cols + (kk >> p.block_shift));
     const Vec16 v = convert_store<kOut, kScale>(codes, scale_code, sd);
     if constexpr (kF32) {
-      ctx.store16(GlobalPtr<float>{reinterpret_cast<float*>(p.out.raw)}, row * p.k + kk, v);
+      ctx.store16_streaming(GlobalPtr<float>{reinterpret_cast<float*>(p.out.raw)}, row * p.k + kk, v);
     } else {
-      ctx.store16(GlobalPtr<std::uint16_t>{reinterpret_cast<std::uint16_t*>(p.out.raw)}, row * p.k + kk, v);
+      ctx.store16_streaming(GlobalPtr<std::uint16_t>{reinterpret_cast<std::uint16_t*>(p.out.raw)}, row * p.k + kk, v);
     }
   }
 }
@@ -434,13 +436,13 @@ MXV_HD void tiled_transpose(Ctx& ctx, const DequantizeParams& p) {
         const std::uint32_t kk = 32u * s + 4u * x;  // k offset in the tile
         const std::uint32_t code = (scales >> (8u * (kk >> kBlockShift))) & 0xFFu;
         const Vec16 v = convert_store<kOut, kScale>(w[j] >> (16u * s), code, sd);
-        ctx.store16(GlobalPtr<float>{reinterpret_cast<float*>(p.out.raw)}, out_row + k0 + kk, v);
+        ctx.store16_streaming(GlobalPtr<float>{reinterpret_cast<float*>(p.out.raw)}, out_row + k0 + kk, v);
       }
     } else {
       const std::uint32_t kk = 8u * x;
       const std::uint32_t code = (scales >> (8u * (kk >> kBlockShift))) & 0xFFu;
       const Vec16 v = convert_store<kOut, kScale>(w[j], code, sd);
-      ctx.store16(GlobalPtr<std::uint16_t>{reinterpret_cast<std::uint16_t*>(p.out.raw)}, out_row + k0 + kk, v);
+      ctx.store16_streaming(GlobalPtr<std::uint16_t>{reinterpret_cast<std::uint16_t*>(p.out.raw)}, out_row + k0 + kk, v);
     }
   }
 }

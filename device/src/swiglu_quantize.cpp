@@ -88,11 +88,13 @@ SwigluQuantizePlan plan_swiglu_quantize(const SwigluQuantizeProblem& problem) {
   q.items = q.scale_rows * q.kb_slots;
   plan.launch.kernel = to_string(SwigluQuantizeVariant::kFused);
   plan.launch.block = {kSwigluBlockThreads, 1, 1};
-  // One thread per scale slot, about 4 slots per thread: the one-time index division is
-  // amortised. With bf16 input every block first copies the 32 KiB gate-factor table, so the CUDA
-  // backend runs one wave of resident blocks (LaunchPlan::one_wave) that stride over all slots.
+  // About 4 slots per thread (bf16 input: one thread per slot) or per lane pair (fp32 input, a
+  // pair per slot; kernels/swiglu_quantize.h): the one-time index division is amortised. With
+  // bf16 input every block first copies the 32 KiB gate-factor table, so the CUDA backend runs one
+  // wave of resident blocks (LaunchPlan::one_wave) that stride over all slots.
   const std::uint64_t per_thread = 4u;
-  plan.launch.grid = {blocks_for((q.items + per_thread - 1) / per_thread), 1, 1};
+  const std::uint64_t lanes_per_slot = q.in.input_bf16 ? 1u : 2u;
+  plan.launch.grid = {blocks_for((q.items * lanes_per_slot + per_thread - 1) / per_thread), 1, 1};
   plan.launch.one_wave = q.in.input_bf16;
   validate_launch_plan(plan.launch);
   plan.input_bytes = q.in.rows * 2u * q.in.inter * (q.in.input_bf16 ? 2u : 4u);

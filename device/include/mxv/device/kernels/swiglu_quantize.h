@@ -8,7 +8,8 @@
 //    kernel then quantizes (the pair the fused kernel must equal bit for bit when it rounds to bf16).
 //
 // Mapping: the fused kernel gives each thread one scale block (16 or 32 consecutive activated
-// outputs); the unfused activation kernel gives each thread 8 outputs. With interleaved(8) the 8
+// outputs) with bf16 input and each lane pair one block with fp32 input (each lane half of it);
+// the unfused activation kernel gives each thread 8 outputs. With interleaved(8) the 8
 // gate and 8 up inputs of 8 outputs are adjacent in the GEMM row (one pair of contiguous runs);
 // with interleaved(1) they are 16 contiguous alternating values; with halves two runs I apart.
 // Loads are 16-byte vectors throughout (I % 16 == 0 is the launcher's gate).
@@ -379,111 +380,197 @@ MXV_HD void swiglu_bf16_body(Ctx& ctx, const SwigluParams& p) {
   }
 }
 
-/// Fused: activation + block amax + scale + packed E2M1 in one pass, one thread per scale slot
-/// (kernels/quantize.h's vector variant applied to computed values): the thread activates its
-/// block's 16 or 32 outputs, keeps them in registers, picks the scale once and stores the packed
-/// codes (8 bytes in one store for NVFP4, 16 bytes as one vector for MX) and the scale byte. The
-/// scheme and input type are template parameters, so each kernel is straight-line code: with fp32
-/// input the portable exp and the IEEE division are most of the per-output cost, and runtime
-/// selects or shuffles around them would add to it; with bf16 input the block first starts
-/// copying the gate-factor table (kernels/swiglu_gate_table.h) and most gates cost one shared
-/// load. The activation stays a runtime choice (a uniform branch per 8 outputs, 16 with bf16
-/// input), which halves the number of kernels to compile. Blocks with a NaN or Inf activation make each NaN
-/// canonical and take the recipe's NaN policy for the amax and the general encoder; all others the
-/// non-NaN encoder (with a bf16 intermediate, the one that reads the signs from the packed bf16
-/// pairs).
-template <qrules::Scheme kScheme, bool kBf16, class Index, class Ctx>
-MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
+namespace swiglu_detail {
+
+/// What a thread's part of a scale block quantizes to: the scale byte and the part's E2M1 words.
+template <unsigned kWords>
+struct QuantizedPart {
+  std::uint8_t code = 0;
+  std::uint32_t words[kWords] = {};
+};
+
+/// The slot a cursor stands on (item = scale byte: fp4_block::SlotCursor): its activation row and
+/// block column, and whether it holds outputs (a padding slot holds none and stores a zero scale).
+template <class Index>
+struct TakenSlot {
+  Index row = 0;
+  Index k = 0;
+  bool real = false;
+};
+
+/// The cursor's slot, then the cursor advanced by the launch's stride.
+template <class Index, class Ctx>
+MXV_HD MXV_FORCEINLINE TakenSlot<Index> take_slot(Ctx& ctx, const SwigluQuantizeParams& p,
+                                                  fp4_block::SlotCursor<Index>& cursor) {
+  const Index scale_row = cursor.row();
+  const Index k = cursor.k();
+  cursor.advance();
+  const fp4_block::RowSlot<Index> slot = fp4_block::resolve_row<Index>(ctx, p.tile_rows, p.in.rows, scale_row);
+  return {slot.row, k, slot.valid && k < static_cast<Index>(p.kb)};
+}
+
+/// Quantizes `kN` activated outputs (fp32 values, a NaN of any payload) that are one scale block
+/// or, when a lane pair shares the block, its half: `pair_max` turns this thread's 32-bit maximum
+/// into the block's (the identity for a whole block, one shuffle for a pair), so both lanes of a
+/// pair choose the same scale. Finite blocks take the non-NaN encoder (with a bf16 intermediate the
+/// one that reads the signs from the packed bf16 pairs); a block with a NaN or an Inf makes each
+/// NaN canonical and takes the recipe's NaN policy for the amax and the general encoder.
+template <qrules::Scheme kScheme, unsigned kN, class PairMax>
+MXV_HD MXV_FORCEINLINE QuantizedPart<kN / 8u> quantize_part(const SwigluQuantizeParams& p,
+                                                            const qrules::Nvfp4TensorScale& ts, float* act,
+                                                            PairMax pair_max) {
+  std::uint32_t bf16_words[kN / 2u];
+  const auto act_bits = [&](unsigned j) { return cvt::bits_of(act[j]); };
+  const std::uint32_t raw = pair_max(p.round_to_bf16 ? round_block_to_bf16<kN>(act, bf16_words)
+                                                     : fp4_block::f32_abs_max_bits<kN>(act_bits));
+  const bool finite = raw < qrules::kInfBits;  // the same on both lanes of a pair
+  std::uint32_t key = raw;
+  if (!finite) {  // an Inf or a NaN: the contract's NaN payload, the recipe's NaN policy for the amax
+    if (p.round_to_bf16) {
+      MXV_SWIGLU_UNROLL
+      for (unsigned j = 0; j < kN; ++j) act[j] = fp4_block::bf16_pair_element(bf16_words, j);
+    }
+    key = 0;
+    MXV_SWIGLU_UNROLL
+    for (unsigned j = 0; j < kN; ++j) {
+      act[j] = swiglu_math::canonical(act[j]);
+      key = qrules::max_u32(key, qrules::amax_key(act[j], p.nan_propagates));
+    }
+    key = pair_max(key);
+  }
+  const qrules::BlockChoice c = qrules::choose_block(kScheme, key, ts);
+  // Every block takes the saturating E2M1 form: choosing per block (fp4_block::e2m1_may_saturate)
+  // saves one instruction per output but puts a branch around each word, and on the H200 the
+  // fused kernels took 6-13% longer with it (BENCHMARKS.md, "E2M1 in three roundings").
+  constexpr bool saturate = true;
+  const fp4_block::Bf16BlockEncoding encoding = fp4_block::bf16_block_encoding(kScheme, c, saturate);
+  QuantizedPart<kN / 8u> part;
+  part.code = static_cast<std::uint8_t>(c.code);
+  MXV_SWIGLU_UNROLL
+  for (unsigned o = 0; o < kN / 8u; ++o) {
+    const auto value = [&](unsigned j) { return act[8u * o + j]; };
+    if (!finite) {
+      part.words[o] = fp4_block::pack_e2m1_word<8>(value, c.multiplier);
+    } else if (p.round_to_bf16) {  // the signs straight from the bf16 pairs (the multiplier is positive)
+      part.words[o] = fp4_block::pack_e2m1_word_bf16_block(bf16_words[4u * o], bf16_words[4u * o + 1u],
+                                                           bf16_words[4u * o + 2u], bf16_words[4u * o + 3u], encoding);
+    } else {
+      part.words[o] = fp4_block::pack_e2m1_word_non_nan(value, c.multiplier, saturate);
+    }
+  }
+  return part;
+}
+
+}  // namespace swiglu_detail
+
+/// Fused, bf16 input: activation + block amax + scale + packed E2M1 in one pass, one thread per
+/// scale slot (kernels/quantize.h's vector variant applied to computed values): the thread
+/// activates its block's 16 or 32 outputs, keeps them in registers, picks the scale once and
+/// stores the packed codes (8 bytes in one store for NVFP4, 16 bytes as one vector for MX) and the
+/// scale byte. The block first starts copying the gate-factor table
+/// (kernels/swiglu_gate_table.h), and most gates cost one shared load.
+template <qrules::Scheme kScheme, class Index, class Ctx>
+MXV_HD MXV_FORCEINLINE void swiglu_quantize_bf16_slots(Ctx& ctx, const SwigluQuantizeParams& p,
+                                                       const qrules::Nvfp4TensorScale& ts) {
   constexpr unsigned kBlock = kScheme == qrules::Scheme::kNvfp4Te ? 16u : 32u;
-  constexpr unsigned kOutWords = kBlock / 8u;
   const Index tid = static_cast<Index>(Index{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x);
   const Index stride = static_cast<Index>(Index{ctx.grid_dim().x} * ctx.block_dim().x);
   const auto items = static_cast<Index>(p.items);
-  const auto kb = static_cast<Index>(p.kb);
   const auto row_bytes = static_cast<Index>(p.in.inter / 2u);
-  const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, kScheme, p.amax_bits, p.s_dec_out);
   fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(
       tid, stride, static_cast<Index>(p.kb_slots), p.layout == ScaleLayout::kSwizzled128x4);
-  SharedPtr<float> gate_table{};
   // Each thread waits for the table's copy in its first real slot, before its first table read.
   // No block may end with the copy in flight, and a block may hold only padding slots, so thread 0
   // also waits after the loop (the emulator reports a block that ends before any thread waited).
   // A wait in the padding branch instead put a YIELD at the head of the slot loop and cost the
   // NVFP4 bf16 kernel about one point of copy on the H200 (BENCHMARKS.md, runs 47-48).
-  if constexpr (kBf16) gate_table = swiglu_detail::start_gate_table(ctx, p.gate_table);
-
+  const SharedPtr<float> gate_table = swiglu_detail::start_gate_table(ctx, p.gate_table);
   for (Index i = tid; i < items; i += stride) {
-    const Index scale_row = cursor.row();
-    const Index k = cursor.k();
-    cursor.advance();
-    const fp4_block::RowSlot<Index> slot = fp4_block::resolve_row<Index>(ctx, p.tile_rows, p.in.rows, scale_row);
-    const Index row = slot.row;
-    const Index scale_off = i;  // item = scale byte (fp4_block::SlotCursor)
-    if (!slot.valid || k >= kb) {
-      ctx.store(p.scales, scale_off, std::uint8_t{0});  // padding slot
+    const auto slot = swiglu_detail::take_slot(ctx, p, cursor);
+    const Index k = slot.k;
+    if (!slot.real) {
+      ctx.store(p.scales, i, std::uint8_t{0});  // padding slot
       continue;
     }
     float act[kBlock];
-    if constexpr (kBf16) {
-      MXV_SWIGLU_UNROLL
-      for (unsigned h = 0; h < kBlock / 16u; ++h) {
-        Vec16 loaded[4];
-        swiglu_detail::load_bf16_vectors16<Index>(ctx, p.in, row, static_cast<Index>(k * kBlock + 16u * h), loaded);
-        std::uint32_t gate_w[8];
-        std::uint32_t up_w[8];
-        swiglu_detail::split_bf16_vectors16(p.in.placement.group, loaded, gate_w, up_w);
-        if (h == 0u) swiglu_detail::wait_gate_table(ctx);  // after the slot's first loads
-        swiglu_detail::activate_bf16_pairs16(ctx, p.in, gate_table, gate_w, up_w, act + 16u * h);
-      }
-    } else {
-      MXV_SWIGLU_UNROLL
-      for (unsigned q = 0; q < kBlock / 8u; ++q) {
-        swiglu_detail::activate8<0, -1, Index>(ctx, p.in, row, static_cast<Index>(k * kBlock + 8u * q), act + 8u * q);
-      }
-    }
-    std::uint32_t bf16_words[kBlock / 2u];
-    const auto act_bits = [&](unsigned j) { return cvt::bits_of(act[j]); };
-    const std::uint32_t raw = p.round_to_bf16 ? swiglu_detail::round_block_to_bf16<kBlock>(act, bf16_words)
-                                              : fp4_block::f32_abs_max_bits<kBlock>(act_bits);
-    const bool finite = raw < qrules::kInfBits;
-    std::uint32_t key = raw;
-    if (!finite) {  // an Inf or a NaN: the contract's NaN payload, the recipe's NaN policy for the amax
-      if (p.round_to_bf16) {
-        MXV_SWIGLU_UNROLL
-        for (unsigned j = 0; j < kBlock; ++j) act[j] = fp4_block::bf16_pair_element(bf16_words, j);
-      }
-      key = 0;
-      MXV_SWIGLU_UNROLL
-      for (unsigned j = 0; j < kBlock; ++j) {
-        act[j] = swiglu_math::canonical(act[j]);
-        key = qrules::max_u32(key, qrules::amax_key(act[j], p.nan_propagates));
-      }
-    }
-    const qrules::BlockChoice c = qrules::choose_block(kScheme, key, ts);
-    // Every block takes the saturating E2M1 form: choosing per block (fp4_block::e2m1_may_saturate)
-    // saves one instruction per output but puts a branch around each word, and on the H200 the
-    // fused kernels took 6-13% longer with it (BENCHMARKS.md, "E2M1 in three roundings").
-    constexpr bool saturate = true;
-    const fp4_block::Bf16BlockEncoding encoding = fp4_block::bf16_block_encoding(kScheme, c, saturate);
-    std::uint32_t out[kOutWords];
     MXV_SWIGLU_UNROLL
-    for (unsigned o = 0; o < kOutWords; ++o) {
-      const auto value = [&](unsigned j) { return act[8u * o + j]; };
-      if (!finite) {
-        out[o] = fp4_block::pack_e2m1_word<8>(value, c.multiplier);
-      } else if (p.round_to_bf16) {  // the signs straight from the bf16 pairs (the multiplier is positive)
-        out[o] = fp4_block::pack_e2m1_word_bf16_block(bf16_words[4u * o], bf16_words[4u * o + 1u],
-                                                      bf16_words[4u * o + 2u], bf16_words[4u * o + 3u], encoding);
-      } else {
-        out[o] = fp4_block::pack_e2m1_word_non_nan(value, c.multiplier, saturate);
-      }
+    for (unsigned h = 0; h < kBlock / 16u; ++h) {
+      Vec16 loaded[4];
+      swiglu_detail::load_bf16_vectors16<Index>(ctx, p.in, slot.row, static_cast<Index>(k * kBlock + 16u * h), loaded);
+      std::uint32_t gate_w[8];
+      std::uint32_t up_w[8];
+      swiglu_detail::split_bf16_vectors16(p.in.placement.group, loaded, gate_w, up_w);
+      if (h == 0u) swiglu_detail::wait_gate_table(ctx);  // after the slot's first loads
+      swiglu_detail::activate_bf16_pairs16(ctx, p.in, gate_table, gate_w, up_w, act + 16u * h);
     }
-    const Index byte_off = row * row_bytes + k * (kBlock / 2u);
-    fp4_block::store_code_words<kOutWords>(ctx, p.elements, byte_off, out);
-    ctx.store(p.scales, scale_off, static_cast<std::uint8_t>(c.code));
+    const auto part = swiglu_detail::quantize_part<kScheme, kBlock>(p, ts, act, [](std::uint32_t m) { return m; });
+    fp4_block::store_code_words<kBlock / 8u>(ctx, p.elements, static_cast<Index>(slot.row * row_bytes + k * (kBlock / 2u)),
+                                             part.words);
+    ctx.store(p.scales, i, part.code);
   }
+  if (ctx.thread_idx().x == 0u) swiglu_detail::wait_gate_table(ctx);  // see above
+}
+
+/// Fused, fp32 input: a lane pair per scale slot, each lane half the block (8 or 16 outputs). A
+/// slot's inputs are 128 (NVFP4) or 256 contiguous bytes per run pair, so one lane per slot put each
+/// lane of a 16-byte load instruction in its own 128-byte line (32 lines per instruction with
+/// interleaved(8)); in pairs the two lanes read neighbouring 64-byte pieces and an instruction
+/// meets half as many lines. The block amax is one shuffle; both lanes choose the scale, each
+/// stores its codes (4 or 8 bytes) and the even lane the scale byte. The pair always takes the
+/// same item, hence the same branches, so the shuffle's mask is the pair's two lanes.
+template <qrules::Scheme kScheme, class Index, class Ctx>
+MXV_HD MXV_FORCEINLINE void swiglu_quantize_f32_pairs(Ctx& ctx, const SwigluQuantizeParams& p,
+                                                      const qrules::Nvfp4TensorScale& ts) {
+  constexpr unsigned kBlock = kScheme == qrules::Scheme::kNvfp4Te ? 16u : 32u;
+  constexpr unsigned kHalf = kBlock / 2u;
+  const Index tid = static_cast<Index>(Index{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x);
+  const Index pair = tid >> 1;
+  const unsigned half = ctx.thread_idx().x & 1u;
+  const unsigned pair_mask = 3u << (ctx.thread_idx().x & 30u);
+  const Index stride = static_cast<Index>((Index{ctx.grid_dim().x} * ctx.block_dim().x) >> 1);
+  const auto items = static_cast<Index>(p.items);
+  const auto row_bytes = static_cast<Index>(p.in.inter / 2u);
+  fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(
+      pair, stride, static_cast<Index>(p.kb_slots), p.layout == ScaleLayout::kSwizzled128x4);
+  const auto pair_max = [&](std::uint32_t m) { return qrules::max_u32(m, ctx.shfl_xor(pair_mask, m, 1, 32)); };
+  for (Index i = pair; i < items; i += stride) {
+    const auto slot = swiglu_detail::take_slot(ctx, p, cursor);
+    const Index k = slot.k;
+    if (!slot.real) {
+      if (half == 0u) ctx.store(p.scales, i, std::uint8_t{0});  // padding slot
+      continue;
+    }
+    const Index j0 = static_cast<Index>(k * kBlock + half * kHalf);
+    float act[kHalf];
+    MXV_SWIGLU_UNROLL
+    for (unsigned q = 0; q < kHalf / 8u; ++q) {
+      swiglu_detail::activate8<0, -1, Index>(ctx, p.in, slot.row, static_cast<Index>(j0 + 8u * q), act + 8u * q);
+    }
+    const auto part = swiglu_detail::quantize_part<kScheme, kHalf>(p, ts, act, pair_max);
+    const Index byte_off = static_cast<Index>(slot.row * row_bytes + j0 / 2u);
+    if constexpr (kHalf == 8u) {
+      ctx.store(GlobalPtr<std::uint32_t>{reinterpret_cast<std::uint32_t*>(p.elements.raw)}, byte_off / 4u,
+                part.words[0]);
+    } else {
+      fp4_block::store_code_words<2>(ctx, p.elements, byte_off, part.words);
+    }
+    if (half == 0u) ctx.store(p.scales, i, part.code);
+  }
+}
+
+/// The fused kernel body: bf16 input one thread per scale slot, fp32 input a lane pair per slot
+/// (the two functions above). The scheme and input type are template parameters, so each kernel
+/// is straight-line code: with fp32 input the portable exp and the IEEE division are most of the
+/// per-output cost, and runtime selects around them would add to it. The activation stays a
+/// runtime choice (a uniform branch per 8 outputs, 16 with bf16 input), which halves the number
+/// of kernels to compile.
+template <qrules::Scheme kScheme, bool kBf16, class Index, class Ctx>
+MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
+  const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, kScheme, p.amax_bits, p.s_dec_out);
   if constexpr (kBf16) {
-    if (ctx.thread_idx().x == 0u) swiglu_detail::wait_gate_table(ctx);  // see start_gate_table above
+    swiglu_quantize_bf16_slots<kScheme, Index>(ctx, p, ts);
+  } else {
+    swiglu_quantize_f32_pairs<kScheme, Index>(ctx, p, ts);
   }
 }
 
@@ -497,12 +584,16 @@ struct SwigluBf16Kernel : KernelOf<SwigluParams, kSwigluBlockThreads> {
   template <class Ctx>
   static MXV_HD MXV_FORCEINLINE void run(Ctx& ctx, const SwigluParams& p) { swiglu_bf16_body(ctx, p); }
 };
-/// Four resident blocks of the NVFP4 kernel with bf16 input and 32-bit indexing: its wait after the
-/// slot loop (swiglu_quantize_body) would otherwise take it from 64 to 70 registers, three blocks
-/// per SM (nvcc 13.0); under the bound it keeps 64 without spilling.
+/// Resident blocks the NVFP4 kernels with 32-bit indexing declare (nvcc 13.0 figures). bf16 input:
+/// four; its wait after the slot loop (swiglu_quantize_bf16_slots) would otherwise take it from 64
+/// to 70 registers, three blocks per SM, and under the bound it keeps 64 without spilling. fp32
+/// input: five; its lane pairs need 49 registers, which still leaves four blocks, and at 48 one
+/// word (the tensor scale's s_dec, read once per slot) goes to local memory. Five blocks with that
+/// word took the kernel from 72 / 73.5% to 77 / 78.3% of copy on the H200, interleaved:8 / halves
+/// (BENCHMARKS.md, run 60); tests/device/kernel_registers_test.cpp holds both budgets.
 template <qrules::Scheme kScheme, bool kBf16, class Index>
 inline constexpr unsigned kSwigluFusedMinBlocks =
-    kScheme == qrules::Scheme::kNvfp4Te && kBf16 && sizeof(Index) == 4 ? 4u : 1u;
+    kScheme == qrules::Scheme::kNvfp4Te && sizeof(Index) == 4 ? (kBf16 ? 4u : 5u) : 1u;
 
 template <qrules::Scheme kScheme, bool kBf16, class Index>
 struct SwigluQuantizeFusedKernel

@@ -120,7 +120,7 @@ TEST(SwigluMathOnePlusExp, PlantedBugAWrongUnderflowBoundIsCaught) {
     const auto s = mxv::device::swiglu_math::exp_steps_1_to_3(x);
     float e = std::bit_cast<float>((bits(s.t) << 23) + bits(s.p));
     e = x < -104.0f ? 0.0f : e;
-    e = x > 0x1.62e42ep+6f ? INFINITY : e;
+    e = x > mxv::device::swiglu_math::kExpMaxFinite ? INFINITY : e;
     return 1.0f + e;
   };
   EXPECT_GT(one_plus_exp_disagreements(mutant, bits(-64.0f), bits(-128.0f)), 0u);

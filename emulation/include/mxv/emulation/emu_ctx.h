@@ -70,7 +70,7 @@ class EmuCtx {
   /// store16 with the GPU's streaming cache hint: the same access here (caches are not modelled).
   template <class T>
   void store16_streaming(device::GlobalPtr<T> p, std::size_t i, device::Vec16 v, CallSite site = {}) {
-    global_access(p.raw, i, sizeof(T), 16, AccessKind::kStore, &v, site);
+    store16(p, i, v, site);
   }
   /// atomicMax on a 32-bit word; returns the old value. Atomics from several blocks are not
   /// reported as cross-block writes or reads; a plain load of the word by another block of the

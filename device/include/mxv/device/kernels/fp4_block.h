@@ -126,6 +126,19 @@ MXV_HD MXV_FORCEINLINE SlotCursor<Index> slot_cursor(Index first_item, Index ite
   return c;
 }
 
+/// The shuffle mask of the lane pair that shares one scale block with thread `thread_x` of its
+/// block: that lane and its neighbour (lanes 2m and 2m + 1; block sizes are multiples of 32, so a
+/// pair never straddles a warp). Both lanes of a pair always take the same item, hence the same
+/// branches, so the pair's shuffles name only its two lanes.
+MXV_HD MXV_FORCEINLINE unsigned lane_pair_mask(unsigned thread_x) { return 3u << (thread_x & 30u); }
+
+/// The larger of this lane's `v` and its pair partner's (`mask`: lane_pair_mask), one shuffle: a
+/// block's maximum from its two halves.
+template <class Ctx>
+MXV_HD MXV_FORCEINLINE std::uint32_t lane_pair_max(Ctx& ctx, unsigned mask, std::uint32_t v) {
+  return qrules::max_u32(v, ctx.shfl_xor(mask, v, 1, 32));
+}
+
 /// The largest magnitude among `kN` fp32 patterns (`bits(j)` gives pattern j), as fp32 bits: a
 /// NaN pattern exceeds Inf's, so a block with a NaN shows it here.
 template <unsigned kN, class Bits>
@@ -340,13 +353,16 @@ MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_block(std::uint32_t w0,
 
 /// Stores one thread's packed codes (kWords words of 8 codes) at byte `byte_off` of `elements`
 /// in one access: four words as one 16-byte vector, two as one 8-byte store whose low word holds
-/// the first 8 codes (little-endian memory order). byte_off is a multiple of 4 * kWords.
+/// the first 8 codes (little-endian memory order), one as a 4-byte store. byte_off is a multiple of
+/// 4 * kWords.
 template <unsigned kWords, class Index, class Ctx>
 MXV_HD MXV_FORCEINLINE void store_code_words(Ctx& ctx, GlobalPtr<std::uint8_t> elements, Index byte_off,
                                              const std::uint32_t (&out)[kWords]) {
-  static_assert(kWords == 2u || kWords == 4u, "a thread stores 16 or 32 codes");
+  static_assert(kWords == 1u || kWords == 2u || kWords == 4u, "a thread stores 8, 16 or 32 codes");
   if constexpr (kWords == 4u) {
     ctx.store16(elements, byte_off, Vec16{{out[0], out[1], out[2], out[3]}});
+  } else if constexpr (kWords == 1u) {
+    ctx.store(GlobalPtr<std::uint32_t>{reinterpret_cast<std::uint32_t*>(elements.raw)}, byte_off / 4u, out[0]);
   } else {
     const GlobalPtr<std::uint64_t> pairs{reinterpret_cast<std::uint64_t*>(elements.raw)};
     ctx.store(pairs, byte_off / 8u, std::uint64_t{out[1]} << 32 | out[0]);

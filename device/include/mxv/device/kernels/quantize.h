@@ -124,11 +124,10 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
   constexpr unsigned kElemBytes = kBf16 ? 2u : 4u;
   const Index tid = static_cast<Index>(Index{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x);
   const Index stride = static_cast<Index>(Index{ctx.grid_dim().x} * ctx.block_dim().x / kLanes);
-  // A lane pair walks one slot sequence (block dims are multiples of 32, so a pair never straddles
-  // a warp); `part` is the lane's half of the block, and the pair's shuffles name only the pair.
+  // A lane pair walks one slot sequence; `part` is the lane's half of the block.
   const Index first = tid / kLanes;
   const unsigned part = static_cast<unsigned>(tid % kLanes);
-  [[maybe_unused]] const unsigned pair_mask = kLanes == 1u ? kFullMask : 3u << (ctx.thread_idx().x & 30u);
+  [[maybe_unused]] const unsigned pair_mask = kLanes == 1u ? kFullMask : fp4_block::lane_pair_mask(ctx.thread_idx().x);
   const auto items = static_cast<Index>(p.items);
   const auto kb = static_cast<Index>(p.kb);
   const auto cols = static_cast<Index>(p.cols);
@@ -138,7 +137,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
       first, stride, static_cast<Index>(p.kb_slots), p.layout == ScaleLayout::kSwizzled128x4);
   // The block-wide maximum of a per-lane maximum: the partner's, through one shuffle.
   const auto pair_max = [&](std::uint32_t v) {
-    if constexpr (kLanes == 2u) v = qrules::max_u32(v, ctx.shfl_xor(pair_mask, v, 1, 32));
+    if constexpr (kLanes == 2u) v = fp4_block::lane_pair_max(ctx, pair_mask, v);
     return v;
   };
 

@@ -515,9 +515,9 @@ MXV_HD MXV_FORCEINLINE void swiglu_quantize_bf16_slots(Ctx& ctx, const SwigluQua
 /// slot's inputs are 128 (NVFP4) or 256 contiguous bytes per run pair, so one lane per slot put each
 /// lane of a 16-byte load instruction in its own 128-byte line (32 lines per instruction with
 /// interleaved(8)); in pairs the two lanes read neighbouring 64-byte pieces and an instruction
-/// meets half as many lines. The block amax is one shuffle; both lanes choose the scale, each
-/// stores its codes (4 or 8 bytes) and the even lane the scale byte. The pair always takes the
-/// same item, hence the same branches, so the shuffle's mask is the pair's two lanes.
+/// meets half as many lines. The block amax is one shuffle (fp4_block::lane_pair_max, as quantize's
+/// MX fp32 pairs); both lanes choose the scale, each stores its codes (4 or 8 bytes) and the even
+/// lane the scale byte.
 template <qrules::Scheme kScheme, class Index, class Ctx>
 MXV_HD MXV_FORCEINLINE void swiglu_quantize_f32_pairs(Ctx& ctx, const SwigluQuantizeParams& p,
                                                       const qrules::Nvfp4TensorScale& ts) {
@@ -526,13 +526,13 @@ MXV_HD MXV_FORCEINLINE void swiglu_quantize_f32_pairs(Ctx& ctx, const SwigluQuan
   const Index tid = static_cast<Index>(Index{ctx.block_idx().x} * ctx.block_dim().x + ctx.thread_idx().x);
   const Index pair = tid >> 1;
   const unsigned half = ctx.thread_idx().x & 1u;
-  const unsigned pair_mask = 3u << (ctx.thread_idx().x & 30u);
+  const unsigned pair_mask = fp4_block::lane_pair_mask(ctx.thread_idx().x);
   const Index stride = static_cast<Index>((Index{ctx.grid_dim().x} * ctx.block_dim().x) >> 1);
   const auto items = static_cast<Index>(p.items);
   const auto row_bytes = static_cast<Index>(p.in.inter / 2u);
   fp4_block::SlotCursor<Index> cursor = fp4_block::slot_cursor<Index>(
       pair, stride, static_cast<Index>(p.kb_slots), p.layout == ScaleLayout::kSwizzled128x4);
-  const auto pair_max = [&](std::uint32_t m) { return qrules::max_u32(m, ctx.shfl_xor(pair_mask, m, 1, 32)); };
+  const auto pair_max = [&](std::uint32_t m) { return fp4_block::lane_pair_max(ctx, pair_mask, m); };
   for (Index i = pair; i < items; i += stride) {
     const auto slot = swiglu_detail::take_slot(ctx, p, cursor);
     const Index k = slot.k;
@@ -547,13 +547,8 @@ MXV_HD MXV_FORCEINLINE void swiglu_quantize_f32_pairs(Ctx& ctx, const SwigluQuan
       swiglu_detail::activate8<0, -1, Index>(ctx, p.in, slot.row, static_cast<Index>(j0 + 8u * q), act + 8u * q);
     }
     const auto part = swiglu_detail::quantize_part<kScheme, kHalf>(p, ts, act, pair_max);
-    const Index byte_off = static_cast<Index>(slot.row * row_bytes + j0 / 2u);
-    if constexpr (kHalf == 8u) {
-      ctx.store(GlobalPtr<std::uint32_t>{reinterpret_cast<std::uint32_t*>(p.elements.raw)}, byte_off / 4u,
-                part.words[0]);
-    } else {
-      fp4_block::store_code_words<2>(ctx, p.elements, byte_off, part.words);
-    }
+    fp4_block::store_code_words<kHalf / 8u>(ctx, p.elements, static_cast<Index>(slot.row * row_bytes + j0 / 2u),
+                                            part.words);
     if (half == 0u) ctx.store(p.scales, i, part.code);
   }
 }

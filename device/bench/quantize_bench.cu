@@ -11,8 +11,9 @@
 // CudaBackend's entries with the host launchers' plans, i.e. exactly what the tests verify.
 //
 // Run on the GPU machine: build/gpu/device/quantize_bench [--reps N] [--only quantize|swiglu]
-// [--no-hold] (bench_timing.h: without the stream hold each figure includes the host's launch
-// latency of the call); prints one table.
+// [--activation silu|clamped] [--no-hold] (bench_timing.h: without the stream hold each figure
+// includes the host's launch latency of the call); prints one table. --activation picks SwiGLU's
+// activation (default silu; clamped is gpt-oss's, alpha 1.702 and limit 7).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -50,7 +51,8 @@ void print(const Row& r, double copy_gbs) {
 }
 
 int usage_error(const char* why, const char* what) {
-  std::fprintf(stderr, "quantize_bench: %s '%s'\nusage: quantize_bench [--reps N (at least 5)] [--only quantize|swiglu] [--no-hold]\n",
+  std::fprintf(stderr, "quantize_bench: %s '%s'\nusage: quantize_bench [--reps N (at least 5)] [--only quantize|swiglu] "
+               "[--activation silu|clamped] [--no-hold]\n",
                why, what);
   return 2;
 }
@@ -61,18 +63,25 @@ int main(int argc, char** argv) {
   // --only quantize|swiglu: one section (an A/B comparison of one kernel need not pay for the other's
   // input generation and launches).
   std::string only;
+  Activation activation = Activation::kSilu;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--no-hold") {
       g_timing.hold = false;
       continue;
     }
-    if (arg != "--reps" && arg != "--only") return usage_error("unknown option", argv[i]);
+    if (arg != "--reps" && arg != "--only" && arg != "--activation") return usage_error("unknown option", argv[i]);
     if (i + 1 == argc) return usage_error("needs a value:", argv[i]);
     const char* value = argv[++i];
     if (arg == "--only") {
       only = value;
       if (only != "quantize" && only != "swiglu") return usage_error("--only takes quantize or swiglu, not", value);
+      continue;
+    }
+    if (arg == "--activation") {
+      const std::string a = value;
+      if (a != "silu" && a != "clamped") return usage_error("--activation takes silu or clamped, not", value);
+      activation = a == "silu" ? Activation::kSilu : Activation::kSwigluClamped;
       continue;
     }
     char* end = nullptr;
@@ -158,6 +167,7 @@ int main(int argc, char** argv) {
       SwigluQuantizeProblem prob;
       prob.recipe = Recipe::nvfp4_te();
       prob.recipe.intermediate = Intermediate::kBf16;
+      prob.recipe.activation = activation;
       prob.input_type = bf16 ? WideType::kBf16 : WideType::kFp32;
       prob.rows = R;
       prob.inter = I;
@@ -188,8 +198,8 @@ int main(int argc, char** argv) {
       q.amax_bits = qout.amax.as<std::uint32_t>();
       q.s_dec_out = qout.s_dec.as<float>();
 
-      const std::string tag = std::string(bf16 ? "bf16 " : "fp32 ") + to_string(layout) + " " + std::to_string(R) +
-                              "x2*" + std::to_string(I);
+      const std::string tag = std::string(activation == Activation::kSilu ? "" : "clamped ") + (bf16 ? "bf16 " : "fp32 ") +
+                              to_string(layout) + " " + std::to_string(R) + "x2*" + std::to_string(I);
       const double in_b = static_cast<double>(fplan.input_bytes);
       const double out_b = static_cast<double>(fplan.element_bytes + fplan.scale_bytes);
       const double mid_b = static_cast<double>(aplan.output_bytes);

@@ -126,4 +126,30 @@ TEST(SwigluMathOnePlusExp, PlantedBugAWrongUnderflowBoundIsCaught) {
   EXPECT_GT(one_plus_exp_disagreements(mutant, bits(-64.0f), bits(-128.0f)), 0u);
 }
 
+/// The clamped run check's min / max drop a NaN of either kind, a signalling one included (glibc's
+/// std::fmin returns a NaN for one, which let a run with a large negative gate past the check).
+TEST(SwigluMathExtremeDroppingNan, DropsQuietAndSignallingNans) {
+  using mxv::device::swiglu_math::extreme_dropping_nan;
+  for (const std::uint32_t nan_bits : {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFF800001u, 0x7FA00000u}) {
+    const float nan = std::bit_cast<float>(nan_bits);
+    EXPECT_EQ(extreme_dropping_nan<false>(-87.0f, nan), -87.0f) << std::hex << nan_bits;
+    EXPECT_EQ(extreme_dropping_nan<false>(nan, -87.0f), -87.0f) << std::hex << nan_bits;
+    EXPECT_EQ(extreme_dropping_nan<true>(5.0f, nan), 5.0f) << std::hex << nan_bits;
+    EXPECT_EQ(extreme_dropping_nan<true>(nan, 5.0f), 5.0f) << std::hex << nan_bits;
+    EXPECT_TRUE(std::isnan(extreme_dropping_nan<true>(nan, nan)));
+  }
+  EXPECT_EQ(extreme_dropping_nan<false>(-87.0f, 3.0f), -87.0f);
+  EXPECT_EQ(extreme_dropping_nan<false>(3.0f, -87.0f), -87.0f);
+  EXPECT_EQ(extreme_dropping_nan<true>(-87.0f, 3.0f), 3.0f);
+  EXPECT_EQ(extreme_dropping_nan<true>(-INFINITY, INFINITY), INFINITY);
+}
+
+/// The check above can fail: std::fmin, which the first version used, does not drop a signalling
+/// NaN with glibc.
+TEST(SwigluMathExtremeDroppingNan, PlantedBugStdFminIsCaught) {
+  const float snan = std::bit_cast<float>(0x7F800001u);
+  const volatile float keep = snan;  // not folded at compile time: the library call decides
+  EXPECT_TRUE(std::isnan(std::fmin(-87.0f, static_cast<float>(keep))));
+}
+
 }  // namespace

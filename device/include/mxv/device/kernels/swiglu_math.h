@@ -150,14 +150,123 @@ MXV_HD MXV_FORCEINLINE float silu_gate(float g) {
   return div_rn(g, one_plus_exp_any_nan(-g));
 }
 
-/// The clamped SwiGLU's gate factor: g' = min(g, limit) with NaN falling through;
-/// t = g' * (1 / (1 + exp(-(alpha * g')))).
-MXV_HD MXV_FORCEINLINE float clamped_gate(float g, float alpha, float limit) {
-  const float gc = g > limit ? limit : g;
-  const float a = mul_rn(alpha, gc);
-  const float sig = div_rn(1.0f, one_plus_exp_any_nan(-a));
-  return mul_rn(gc, sig);
+/// a / b as nvcc's division computes it when its per-call check passes: a reciprocal
+/// approximation (`rcp`: on the GPU rcp.approx.ftz.f32), one correction of it, the quotient and one
+/// correction of that. It equals div_rn only where a proof says so (silu_gate_quick,
+/// clamped_gate_quick); no other caller may use it. `rcp` is a parameter so that the proof runs this same sequence on the CPU
+/// with the captured model of the GPU's reciprocal (docs/semantics.md section 4.6).
+template <class Rcp>
+MXV_HD MXV_FORCEINLINE float div_by_corrected_reciprocal(float a, float b, Rcp rcp) {
+  const float r = rcp(b);
+  const float r1 = fma_rn(r, fma_rn(-b, r, 1.0f), r);
+  const float q = mul_rn(a, r1);
+  return fma_rn(r1, fma_rn(-b, q, a), q);
 }
+
+/// The reciprocal the quick gate factors correct: on the GPU rcp.approx.ftz.f32 (MUFU.RCP); on the
+/// host (the emulator) the correctly rounded reciprocal with the same flushes (a result under
+/// 2^-126 becomes zero). The two differ by one ulp on 13.2% of inputs (docs/semantics.md section
+/// 4.6); the quick ranges are proven for each, so both give div_rn's bits there.
+MXV_HD MXV_FORCEINLINE float rcp_approx_ftz(float x) {
+#if defined(__CUDA_ARCH__)
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+#else
+  const float r = 1.0f / x;
+  return std::fabs(r) < 0x1p-126f ? std::copysign(0.0f, r) : r;
+#endif
+}
+
+/// Whether the quick gate factors divide by the corrected reciprocal here: on sm_90, whose
+/// reciprocal the proofs model, and on the host; other GPUs take div_rn (a reciprocal one ulp
+/// under the correctly rounded one already makes the quotient of 2^-23 wrong).
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900
+inline constexpr bool kQuickDivision = true;
+#else
+inline constexpr bool kQuickDivision = false;
+#endif
+
+/// The gates whose silu factor the quick division gives exactly: |g| in [2^-64, 64] (so the
+/// quotient and the divisor 1 + exp(-g) <= 1 + e^64 are normal far from both ends of the range).
+/// silu_quick_key maps them, and only them, to [0, kSiluQuickKeyMax]: twice the magnitude's
+/// pattern (the sign shifted out) less twice 2^-64's, unsigned. So one maximum over a run of keys
+/// says whether every gate of the run qualifies.
+inline constexpr std::uint32_t kSiluQuickLowBits = 0x1F800000u;   // 2^-64
+inline constexpr std::uint32_t kSiluQuickHighBits = 0x42800000u;  // 64
+inline constexpr std::uint32_t kSiluQuickKeyMax = (kSiluQuickHighBits - kSiluQuickLowBits) << 1;
+MXV_HD MXV_FORCEINLINE std::uint32_t silu_quick_key(float g) {
+  return (cvt::bits_of(g) << 1) - (kSiluQuickLowBits << 1);
+}
+
+/// silu_gate for a gate whose key is at most kSiluQuickKeyMax, without div_rn's per-call check
+/// (its test, branch and convergence barrier: four of about 29 instructions per output on sm_90).
+/// The same bits: tests/device/swiglu_math_exhaustive_test.cpp runs this quotient over every such
+/// gate with the model of sm_90's reciprocal and with the host's.
+MXV_HD MXV_FORCEINLINE float silu_gate_quick(float g) {
+  if constexpr (kQuickDivision) {
+    return div_by_corrected_reciprocal(g, one_plus_exp_any_nan(-g), [](float x) { return rcp_approx_ftz(x); });
+  } else {
+    return silu_gate(g);
+  }
+}
+
+/// The argument of the clamped SwiGLU's exp: -(alpha * g'), g' = min(g, limit) with NaN falling
+/// through.
+MXV_HD MXV_FORCEINLINE float clamped_exp_arg(float g, float alpha, float limit) {
+  return -mul_rn(alpha, g > limit ? limit : g);
+}
+
+/// The clamped SwiGLU's gate factor, t = g' * (1 / (1 + exp(-(alpha * g')))), with the reciprocal
+/// `recip` takes of the divisor.
+template <class Recip>
+MXV_HD MXV_FORCEINLINE float clamped_gate_with(float g, float alpha, float limit, Recip recip) {
+  const float gc = g > limit ? limit : g;
+  return mul_rn(gc, recip(one_plus_exp_any_nan(clamped_exp_arg(g, alpha, limit))));
+}
+
+/// The clamped SwiGLU's gate factor (g' = min(g, limit) with NaN falling through).
+MXV_HD MXV_FORCEINLINE float clamped_gate(float g, float alpha, float limit) {
+  return clamped_gate_with(g, alpha, limit, [](float d) { return div_rn(1.0f, d); });
+}
+
+/// The larger (`kMax`) or smaller of a and b with a NaN of either kind dropped: one FMNMX on the
+/// GPU (PTX max / min return the other operand for any NaN). On the host std::fmax / fmin would
+/// not do: glibc returns a NaN for a signalling one, which let a run with one past the clamped
+/// check below (the fuzz property swiglu_quantize_matches_reference found it). Which zero a pair
+/// of zeros gives may differ between the two; the check that uses these does not care.
+template <bool kMax>
+MXV_HD MXV_FORCEINLINE float extreme_dropping_nan(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return kMax ? fmaxf(a, b) : fminf(a, b);
+#else
+  if (is_nan(a)) return b;
+  if (is_nan(b)) return a;
+  return (kMax ? b > a : b < a) ? b : a;
+#endif
+}
+
+/// The divisors 1 + exp(x) whose reciprocal the quick division gives exactly: [1, 2^64]. Every exp
+/// argument up to kClampedQuickMaxExpArg (and a NaN, which one_plus_exp_any_nan clamps) gives one
+/// of them (1 + e^44 is about 2^63.5), so one maximum over a run of arguments (a NaN dropped) says
+/// whether every divisor of the run qualifies.
+inline constexpr std::uint32_t kClampedQuickMaxDivisorBits = 0x5F800000u;  // 2^64
+inline constexpr float kClampedQuickMaxExpArg = 44.0f;
+
+/// clamped_gate for a gate whose exp argument is at most kClampedQuickMaxExpArg, without div_rn's
+/// per-call check: the same bits (tests/device/swiglu_math_exhaustive_test.cpp: every such argument
+/// gives a divisor in [1, 2^64], and every divisor there the correctly rounded reciprocal, with the
+/// model of sm_90's reciprocal and with the host's).
+MXV_HD MXV_FORCEINLINE float clamped_gate_quick(float g, float alpha, float limit) {
+  if constexpr (kQuickDivision) {
+    return clamped_gate_with(g, alpha, limit, [](float d) {
+      return div_by_corrected_reciprocal(1.0f, d, [](float x) { return rcp_approx_ftz(x); });
+    });
+  } else {
+    return clamped_gate(g, alpha, limit);
+  }
+}
+
 
 /// The clamped SwiGLU's up factor: u' + 1, u' = clamp(u, -limit, limit) with NaN falling through.
 MXV_HD MXV_FORCEINLINE float clamped_up(float u, float limit) {

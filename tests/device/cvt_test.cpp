@@ -6,7 +6,8 @@
 // held to the reference over all 2^32 inputs by convert_test's gpu cases. The branch-free E2M1
 // encoder (e2m1_from_f32_sw_branchless) runs through every E2M1 check below, and the finite-input
 // bf16x2 / fp16x2 pair conversions (the dequantize fast path) are held to wide_float over their
-// documented domain, every finite fp32 input class.
+// documented domain, every finite fp32 input class. The packed bf16 clamp (the clamped SwiGLU's up
+// factor) is held to the fp32 clamp on every bf16 pattern.
 #include "mxv/device/cvt.h"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "mxv/reference/float_format.h"
 #include "mxv/reference/wide_float.h"
@@ -299,6 +301,59 @@ TEST(CvtVsReference, WidePairFiniteEveryMidpoint) {
       }
     }
   }
+}
+
+/// The model of bf16x2_clamp_nan for one half, from its contract: the fp32 clamp of the widened
+/// value (u > l ? l : u < -l ? -l : u), a NaN staying some NaN.
+float clamp_model(std::uint16_t u, float l) {
+  const float v = mxv::bf16_to_float(u);
+  return v > l ? l : (v < -l ? -l : v);
+}
+
+/// Pairs of every bf16 pattern u (low half) with u's neighbour (high half) whose clamp, with the
+/// clamp `clamp2`, differs from the model; "" when none does, else the first.
+template <class Clamp2>
+std::string clamp_disagreement(float l, Clamp2 clamp2) {
+  const std::uint32_t lb = mxv::float_to_bf16(l);
+  for (std::uint32_t u = 0; u < 0x10000u; ++u) {
+    const std::uint32_t hi_u = (u * 7919u + 1u) & 0xFFFFu;  // another pattern in the high half
+    const std::uint32_t got = clamp2(u | (hi_u << 16), lb | (lb << 16));
+    for (const auto& [in, out] : {std::pair{u, got & 0xFFFFu}, std::pair{hi_u, got >> 16}}) {
+      const float want = clamp_model(static_cast<std::uint16_t>(in), l);
+      const float have = mxv::bf16_to_float(static_cast<std::uint16_t>(out));
+      const bool same = std::isnan(want) ? std::isnan(have) : std::bit_cast<std::uint32_t>(want) == std::bit_cast<std::uint32_t>(have);
+      if (!same) {
+        char buf[120];
+        std::snprintf(buf, sizeof buf, "clamp of bf16 0x%04X to %g: 0x%04X", in, static_cast<double>(l), out);
+        return buf;
+      }
+    }
+  }
+  return {};
+}
+
+// Every bf16 pattern in both halves, for limits that are bf16 numbers (the only ones the fused
+// kernel passes it: gpt-oss's 7, a fraction, a tiny and a huge one, Inf).
+TEST(CvtBf16x2Clamp, EveryBf16PatternEqualsTheFp32Clamp) {
+  for (const float l : {7.0f, 0.75f, 0x1p-130f, 0x1.fep127f, INFINITY}) {
+    EXPECT_EQ(clamp_disagreement(l, cvt::bf16x2_clamp_nan), "") << l;
+  }
+}
+
+// The check can fail: a clamp that lets a NaN become a bound (a max / min that drops NaN), and one
+// that mixes the halves up.
+TEST(CvtBf16x2Clamp, PlantedBugsAreCaught) {
+  const auto drops_nan = [](std::uint32_t u, std::uint32_t l2) {
+    const std::uint32_t c = cvt::bf16x2_clamp_nan(u, l2);
+    const auto fix = [&](std::uint32_t h) { return (h & 0x7FFFu) > 0x7F80u ? (l2 & 0xFFFFu) : h; };
+    return fix(c & 0xFFFFu) | (fix(c >> 16) << 16);
+  };
+  const auto swapped = [](std::uint32_t u, std::uint32_t l2) {
+    const std::uint32_t c = cvt::bf16x2_clamp_nan(u, l2);
+    return (c >> 16) | (c << 16);
+  };
+  EXPECT_NE(clamp_disagreement(7.0f, drops_nan), "");
+  EXPECT_NE(clamp_disagreement(7.0f, swapped), "");
 }
 
 }  // namespace

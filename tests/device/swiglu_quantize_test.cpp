@@ -66,6 +66,8 @@ struct Case {
   /// bf16, halves: gate k of the tensor (row-major) holds bf16 pattern k mod 2^16, so rows * I =
   /// 65536 covers every gate, in and outside the fused kernel's gate-factor table.
   bool every_gate = false;
+  /// The clamped activation's limit (the preset's 7 unless a case says otherwise).
+  float limit = 7.0f;
 };
 
 /// Overwrites the gates of a bf16 halves input with every bf16 pattern in turn (Case::every_gate).
@@ -146,6 +148,23 @@ std::vector<Case> cases() {
       add("mx_rows3_i96", 3, 96, false, "mxfp4_nvidia");
     }
   }
+  // With bf16 input the clamped kernel clamps up on packed pairs when the limit is a bf16 number
+  // (7 is) and in fp32 when it is not (7.1): the latter here, the limit's neighbours and the
+  // specials among the inputs.
+  for (const std::uint32_t g : {0u, 8u}) {
+    Case c;
+    c.name = std::string(g == 0 ? "halves" : "il8") + "_bf16_clamped_limit7p1_" + (g == 0 ? "ibf16" : "i32") +
+             "_rows5_i80_specials";
+    c.type = WideType::kBf16;
+    c.act = Activation::kSwigluClamped;
+    c.layout = g == 0 ? GateUpLayout::halves() : GateUpLayout::interleaved(8);
+    c.inter_precision = g == 0 ? Intermediate::kBf16 : Intermediate::kFp32;
+    c.rows = 5;
+    c.inter = 80;
+    c.specials = true;
+    c.limit = 7.1f;
+    out.push_back(c);
+  }
   // Every bf16 gate pattern once (the gate-factor table's inside, both edges and every special).
   for (const Activation a : {Activation::kSilu, Activation::kSwigluClamped}) {
     for (const Intermediate im : {Intermediate::kFp32, Intermediate::kBf16}) {
@@ -189,6 +208,7 @@ TEST_P(SwigluQuantizeKernel, FusedMatchesReferenceAndUnfusedPair) {
   Recipe recipe = Recipe::by_name(c.preset);
   recipe.activation = c.act;
   recipe.intermediate = c.inter_precision;
+  recipe.limit = c.limit;
   const auto rows = static_cast<std::size_t>(c.rows);
   const auto inter = static_cast<std::size_t>(c.inter);
   const std::vector<float> gu = make_gate_up(recipe, c.type, rows, inter, seed, c.specials);

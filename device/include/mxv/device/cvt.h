@@ -6,6 +6,7 @@
 //   - UE8M0: cvt.rz|rp.satfinite.ue8m0x2.f32  family/arch-specific Blackwell only
 //   - bf16x2 / f16x2: cvt.rn.{bf16x2,f16x2}.f32  from sm_80 (finite inputs only, see below)
 //   - bf16x2 arithmetic: fma.rn.bf16x2              from sm_80 (the MX encoder's power-of-two form)
+//   - bf16x2 clamp: max.NaN / min.NaN.bf16x2       from sm_80 (the clamped SwiGLU's up factor)
 // and fast fp32 software code everywhere else (sm_90 for E2M1/UE8M0, and the host, where the
 // emulator runs the same kernel bodies). The software code deliberately uses a DIFFERENT
 // algorithm from the reference (reference/src: a generic numbered-steps encoder): here the
@@ -436,6 +437,30 @@ MXV_HD MXV_FORCEINLINE std::uint32_t bf16x2_fma_pow2(std::uint32_t a, std::uint3
     return bf16_from_f32(sum);
   };
   return half(a & 0xFFFFu, b & 0xFFFFu, c & 0xFFFFu) | (half(a >> 16, b >> 16, c >> 16) << 16);
+#endif
+}
+
+/// Per 16-bit half: the bf16 u clamped to [-l, l], a NaN staying a NaN. `l2` holds a positive bf16
+/// l in both halves. The value is the fp32 clamp of the widened u (u > l ? l : u < -l ?
+/// -l : u) whenever l is a bf16 number, which the caller checks. The GPU takes max.NaN.bf16x2 and
+/// min.NaN.bf16x2 (one instruction each for two values), which return the canonical NaN 0x7FFF for
+/// a NaN; the host keeps u's NaN (a NaN's payload is the caller's to make canonical).
+MXV_HD MXV_FORCEINLINE std::uint32_t bf16x2_clamp_nan(std::uint32_t u, std::uint32_t l2) {
+#if MXV_HW_CVT_WIDE_X2
+  std::uint32_t at_least, d;
+  asm("max.NaN.bf16x2 %0, %1, %2;" : "=r"(at_least) : "r"(u), "r"(l2 ^ 0x80008000u));
+  asm("min.NaN.bf16x2 %0, %1, %2;" : "=r"(d) : "r"(at_least), "r"(l2));
+  return d;
+#else
+  const std::uint32_t l_bits = l2 & 0xFFFFu;
+  const float l = f32_from_bf16(static_cast<std::uint16_t>(l_bits));
+  const auto half = [&](std::uint32_t x) -> std::uint32_t {
+    const float v = f32_from_bf16(static_cast<std::uint16_t>(x));
+    if (v > l) return l_bits;
+    if (v < -l) return l_bits | 0x8000u;
+    return x;  // in range, or a NaN
+  };
+  return half(u & 0xFFFFu) | (half(u >> 16) << 16);
 #endif
 }
 

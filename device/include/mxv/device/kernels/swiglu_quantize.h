@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
@@ -365,10 +366,21 @@ MXV_HD MXV_FORCEINLINE void activate_bf16_pairs16(Ctx& ctx, const SwigluInput& i
             swiglu_math::mul_rn(factor_at(slots[i] >> 14), up_factor(fp4_block::bf16_pair_element(up, 2u * i + 1u)));
       }
     };
-    if (clamped) {
-      tabled([&](float u) { return swiglu_math::clamped_up(u, in.limit); });
-    } else {
+    if (!clamped) {
       tabled([](float u) { return u; });
+    } else if (const std::uint32_t l = cvt::bf16_from_f32(in.limit);
+               cvt::f32_from_bf16(static_cast<std::uint16_t>(l)) == in.limit) {
+      // The limit is a bf16 number (gpt-oss's 7 is), so the up clamp is exact on the packed pairs:
+      // two values per instruction pair instead of two compares and two selects per value. On the
+      // H200 this alone took the clamped bf16 kernel from 62.4-63.5% to 67.6-68.9% of copy, and
+      // with the slot loop per placement from 62.7-63.5% to 71.5-72.1% (BENCHMARKS.md, runs 65-66).
+      std::uint32_t clamped_up[8];
+      MXV_SWIGLU_UNROLL
+      for (unsigned i = 0; i < 8; ++i) clamped_up[i] = cvt::bf16x2_clamp_nan(up[i], l | (l << 16));
+      up = clamped_up;
+      tabled([](float u) { return swiglu_math::add_rn(u, 1.0f); });
+    } else {
+      tabled([&](float u) { return swiglu_math::clamped_up(u, in.limit); });
     }
   } else {
     float g[16];
@@ -528,28 +540,44 @@ MXV_HD MXV_FORCEINLINE void swiglu_quantize_bf16_slots(Ctx& ctx, const SwigluQua
   // A wait in the padding branch instead put a YIELD at the head of the slot loop and cost the
   // NVFP4 bf16 kernel about one point of copy on the H200 (BENCHMARKS.md, runs 47-48).
   const SharedPtr<float> gate_table = swiglu_detail::start_gate_table(ctx, p.gate_table);
-  for (Index i = tid; i < items; i += stride) {
-    const auto slot = swiglu_detail::take_slot(ctx, p, cursor);
-    const Index k = slot.k;
-    if (!slot.real) {
-      ctx.store(p.scales, i, std::uint8_t{0});  // padding slot
-      continue;
+  // One copy of the slot loop per common placement (halves, interleaved(8)) with the group a
+  // constant, so the loads' and the split's tests of it fold away, and one that reads it. On the
+  // H200 this took the NVFP4 bf16 kernel from 75.0-75.5 / 76.2-76.7% of copy to 77.5-78.3 /
+  // 78.2-78.9% (interleaved:8 / halves; BENCHMARKS.md, run 65; run 66 on another H200: 74.2-74.4 /
+  // 75.6-75.9% to 76.6-76.9 / 77.0-77.4%).
+  const auto slot_loop = [&](auto known_group) {
+    SwigluInput in = p.in;
+    if constexpr (decltype(known_group)::value >= 0) in.placement.group = decltype(known_group)::value;
+    for (Index i = tid; i < items; i += stride) {
+      const auto slot = swiglu_detail::take_slot(ctx, p, cursor);
+      const Index k = slot.k;
+      if (!slot.real) {
+        ctx.store(p.scales, i, std::uint8_t{0});  // padding slot
+        continue;
+      }
+      float act[kBlock];
+      MXV_SWIGLU_UNROLL
+      for (unsigned h = 0; h < kBlock / 16u; ++h) {
+        Vec16 loaded[4];
+        swiglu_detail::load_bf16_vectors16<Index>(ctx, in, slot.row, static_cast<Index>(k * kBlock + 16u * h), loaded);
+        std::uint32_t gate_w[8];
+        std::uint32_t up_w[8];
+        swiglu_detail::split_bf16_vectors16(in.placement.group, loaded, gate_w, up_w);
+        if (h == 0u) swiglu_detail::wait_gate_table(ctx);  // after the slot's first loads
+        swiglu_detail::activate_bf16_pairs16(ctx, in, gate_table, gate_w, up_w, act + 16u * h);
+      }
+      const auto part = swiglu_detail::quantize_part<kScheme, kBlock>(p, ts, act, [](std::uint32_t m) { return m; });
+      fp4_block::store_code_words<kBlock / 8u>(ctx, p.elements, static_cast<Index>(slot.row * row_bytes + k * (kBlock / 2u)),
+                                               part.words);
+      ctx.store(p.scales, i, part.code);
     }
-    float act[kBlock];
-    MXV_SWIGLU_UNROLL
-    for (unsigned h = 0; h < kBlock / 16u; ++h) {
-      Vec16 loaded[4];
-      swiglu_detail::load_bf16_vectors16<Index>(ctx, p.in, slot.row, static_cast<Index>(k * kBlock + 16u * h), loaded);
-      std::uint32_t gate_w[8];
-      std::uint32_t up_w[8];
-      swiglu_detail::split_bf16_vectors16(p.in.placement.group, loaded, gate_w, up_w);
-      if (h == 0u) swiglu_detail::wait_gate_table(ctx);  // after the slot's first loads
-      swiglu_detail::activate_bf16_pairs16(ctx, p.in, gate_table, gate_w, up_w, act + 16u * h);
-    }
-    const auto part = swiglu_detail::quantize_part<kScheme, kBlock>(p, ts, act, [](std::uint32_t m) { return m; });
-    fp4_block::store_code_words<kBlock / 8u>(ctx, p.elements, static_cast<Index>(slot.row * row_bytes + k * (kBlock / 2u)),
-                                             part.words);
-    ctx.store(p.scales, i, part.code);
+  };
+  if (p.in.placement.group == 0u) {
+    slot_loop(std::integral_constant<int, 0>{});
+  } else if (p.in.placement.group == 8u) {
+    slot_loop(std::integral_constant<int, 8>{});
+  } else {
+    slot_loop(std::integral_constant<int, -1>{});
   }
   if (ctx.thread_idx().x == 0u) swiglu_detail::wait_gate_table(ctx);  // see above
 }

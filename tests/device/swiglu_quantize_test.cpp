@@ -68,6 +68,12 @@ struct Case {
   bool every_gate = false;
   /// The clamped activation's limit (the preset's 7 unless a case says otherwise).
   float limit = 7.0f;
+  /// halves: every up beyond the limit (7.125 .. 16.875, alternating sign), so every output's up
+  /// factor is the clamped one, and every gate inside the bf16 kernel's gate table (|g| in
+  /// [1/24, 4], never 0), so every run of 16 takes the table path. A clamp to a nearby bound (the
+  /// limit's bf16 rounding) moves each output by under 0.1%, which a block's E2M1 codes show only
+  /// where one crosses a rounding boundary: thousands of such outputs make that certain.
+  bool ups_beyond_limit = false;
 };
 
 /// Overwrites the gates of a bf16 halves input with every bf16 pattern in turn (Case::every_gate).
@@ -165,6 +171,17 @@ std::vector<Case> cases() {
     c.limit = 7.1f;
     out.push_back(c);
   }
+  {
+    Case c;
+    c.name = "halves_bf16_clamped_limit7p1_i32_ups_beyond_limit_rows64_i256";
+    c.type = WideType::kBf16;
+    c.act = Activation::kSwigluClamped;
+    c.rows = 64;
+    c.inter = 256;
+    c.limit = 7.1f;
+    c.ups_beyond_limit = true;
+    out.push_back(c);
+  }
   // Every bf16 gate pattern once (the gate-factor table's inside, both edges and every special).
   for (const Activation a : {Activation::kSilu, Activation::kSwigluClamped}) {
     for (const Intermediate im : {Intermediate::kFp32, Intermediate::kBf16}) {
@@ -211,7 +228,15 @@ TEST_P(SwigluQuantizeKernel, FusedMatchesReferenceAndUnfusedPair) {
   recipe.limit = c.limit;
   const auto rows = static_cast<std::size_t>(c.rows);
   const auto inter = static_cast<std::size_t>(c.inter);
-  const std::vector<float> gu = make_gate_up(recipe, c.type, rows, inter, seed, c.specials);
+  std::vector<float> gu = make_gate_up(recipe, c.type, rows, inter, seed, c.specials);
+  if (c.ups_beyond_limit) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t j = 0; j < inter; ++j) {
+        gu[r * 2 * inter + j] = (static_cast<float>((r * inter + j) % 97) - 48.5f) / 12.0f;
+        gu[r * 2 * inter + inter + j] = (j % 2 == 0 ? 1.0f : -1.0f) * (7.125f + 0.25f * static_cast<float>(j % 40));
+      }
+    }
+  }
   std::vector<std::uint8_t> gu_bytes = narrow_from_fp32(c.type, gu);
   if (c.every_gate) put_every_gate_pattern(gu_bytes, rows, inter);
 

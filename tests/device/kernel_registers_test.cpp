@@ -5,9 +5,9 @@
 // input within 64 (four blocks) and no spill, fp32 input within 48 (five blocks) and at most the
 // one spilled word the bound costs it (s_dec; docs/design.md section 5.4); no other kernel of the
 // family may spill. A change that costs a resident block takes several points of copy from these
-// kernels (BENCHMARKS.md, runs 19, 27, 48 and 60), which no output comparison would notice. The same check on the real report with planted figures must report
-// them, so the budget can fail; the parser must find all 12 kernels with figures. Without nvcc the
-// tests are skipped with the reason.
+// kernels (BENCHMARKS.md, runs 19, 27, 48 and 60), which no output comparison would notice. The
+// same check on the real report with planted figures must report them, so the budget can fail; the
+// parser must find all 12 kernels with figures. Without nvcc the tests are skipped with the reason.
 #include <gtest/gtest.h>
 
 #include <cstdlib>

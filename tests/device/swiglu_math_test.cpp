@@ -127,7 +127,8 @@ TEST(SwigluMathOnePlusExp, PlantedBugAWrongUnderflowBoundIsCaught) {
 }
 
 /// The clamped run check's min / max drop a NaN of either kind, a signalling one included (glibc's
-/// std::fmin returns a NaN for one, which let a run with a large negative gate past the check).
+/// std::fmin returns a NaN for one, and a NaN bound would let a run with a large negative gate past
+/// the check).
 TEST(SwigluMathExtremeDroppingNan, DropsQuietAndSignallingNans) {
   using mxv::device::swiglu_math::extreme_dropping_nan;
   for (const std::uint32_t nan_bits : {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFF800001u, 0x7FA00000u}) {
@@ -144,8 +145,8 @@ TEST(SwigluMathExtremeDroppingNan, DropsQuietAndSignallingNans) {
   EXPECT_EQ(extreme_dropping_nan<true>(-INFINITY, INFINITY), INFINITY);
 }
 
-/// The check above can fail: std::fmin, which the first version used, does not drop a signalling
-/// NaN with glibc.
+/// The check above can fail: std::fmin, the obvious implementation, does not drop a signalling NaN
+/// with glibc.
 TEST(SwigluMathExtremeDroppingNan, PlantedBugStdFminIsCaught) {
   const float snan = std::bit_cast<float>(0x7F800001u);
   const volatile float keep = snan;  // not folded at compile time: the library call decides

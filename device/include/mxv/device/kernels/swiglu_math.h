@@ -152,8 +152,8 @@ MXV_HD MXV_FORCEINLINE float silu_gate(float g) {
 
 /// a / b as nvcc's division computes it when its per-call check passes: a reciprocal
 /// approximation (`rcp`: on the GPU rcp.approx.ftz.f32), one correction of it, the quotient and one
-/// correction of that. It equals div_rn only where a proof says so (silu_gate_quick,
-/// clamped_gate_quick); no other caller may use it. `rcp` is a parameter so that the proof runs this same sequence on the CPU
+/// correction of that. It equals div_rn only where a proof says so (div_quick's callers); no other
+/// caller may use it. `rcp` is a parameter so that the proof runs this same sequence on the CPU
 /// with the captured model of the GPU's reciprocal (docs/semantics.md section 4.6).
 template <class Rcp>
 MXV_HD MXV_FORCEINLINE float div_by_corrected_reciprocal(float a, float b, Rcp rcp) {
@@ -187,6 +187,16 @@ inline constexpr bool kQuickDivision = true;
 inline constexpr bool kQuickDivision = false;
 #endif
 
+/// a / b without div_rn's per-call check where kQuickDivision holds, div_rn elsewhere: div_rn's bits
+/// only for the operands of the quick gate factors below, whose ranges the proofs cover.
+MXV_HD MXV_FORCEINLINE float div_quick(float a, float b) {
+  if constexpr (kQuickDivision) {
+    return div_by_corrected_reciprocal(a, b, [](float x) { return rcp_approx_ftz(x); });
+  } else {
+    return div_rn(a, b);
+  }
+}
+
 /// The gates whose silu factor the quick division gives exactly: |g| in [2^-64, 64] (so the
 /// quotient and the divisor 1 + exp(-g) <= 1 + e^64 are normal far from both ends of the range).
 /// silu_quick_key maps them, and only them, to [0, kSiluQuickKeyMax]: twice the magnitude's
@@ -203,26 +213,21 @@ MXV_HD MXV_FORCEINLINE std::uint32_t silu_quick_key(float g) {
 /// (its test, branch and convergence barrier: four of about 29 instructions per output on sm_90).
 /// The same bits: tests/device/swiglu_math_exhaustive_test.cpp runs this quotient over every such
 /// gate with the model of sm_90's reciprocal and with the host's.
-MXV_HD MXV_FORCEINLINE float silu_gate_quick(float g) {
-  if constexpr (kQuickDivision) {
-    return div_by_corrected_reciprocal(g, one_plus_exp_any_nan(-g), [](float x) { return rcp_approx_ftz(x); });
-  } else {
-    return silu_gate(g);
-  }
-}
+MXV_HD MXV_FORCEINLINE float silu_gate_quick(float g) { return div_quick(g, one_plus_exp_any_nan(-g)); }
 
-/// The argument of the clamped SwiGLU's exp: -(alpha * g'), g' = min(g, limit) with NaN falling
-/// through.
+/// The clamped SwiGLU's gate g' = min(g, limit), a NaN falling through.
+MXV_HD MXV_FORCEINLINE float clamped_gate_input(float g, float limit) { return g > limit ? limit : g; }
+
+/// The argument of the clamped SwiGLU's exp: -(alpha * g').
 MXV_HD MXV_FORCEINLINE float clamped_exp_arg(float g, float alpha, float limit) {
-  return -mul_rn(alpha, g > limit ? limit : g);
+  return -mul_rn(alpha, clamped_gate_input(g, limit));
 }
 
 /// The clamped SwiGLU's gate factor, t = g' * (1 / (1 + exp(-(alpha * g')))), with the reciprocal
 /// `recip` takes of the divisor.
 template <class Recip>
 MXV_HD MXV_FORCEINLINE float clamped_gate_with(float g, float alpha, float limit, Recip recip) {
-  const float gc = g > limit ? limit : g;
-  return mul_rn(gc, recip(one_plus_exp_any_nan(clamped_exp_arg(g, alpha, limit))));
+  return mul_rn(clamped_gate_input(g, limit), recip(one_plus_exp_any_nan(clamped_exp_arg(g, alpha, limit))));
 }
 
 /// The clamped SwiGLU's gate factor (g' = min(g, limit) with NaN falling through).
@@ -232,9 +237,9 @@ MXV_HD MXV_FORCEINLINE float clamped_gate(float g, float alpha, float limit) {
 
 /// The larger (`kMax`) or smaller of a and b with a NaN of either kind dropped: one FMNMX on the
 /// GPU (PTX max / min return the other operand for any NaN). On the host std::fmax / fmin would
-/// not do: glibc returns a NaN for a signalling one, which let a run with one past the clamped
-/// check below (the fuzz property swiglu_quantize_matches_reference found it). Which zero a pair
-/// of zeros gives may differ between the two; the check that uses these does not care.
+/// not do: glibc returns a NaN for a signalling one, and a NaN bound would let a run with a large
+/// negative gate past the clamped check in kernels/swiglu_quantize.h. Which zero a pair of zeros
+/// gives may differ between the two; that check does not care.
 template <bool kMax>
 MXV_HD MXV_FORCEINLINE float extreme_dropping_nan(float a, float b) {
 #if defined(__CUDA_ARCH__)
@@ -258,15 +263,8 @@ inline constexpr float kClampedQuickMaxExpArg = 44.0f;
 /// gives a divisor in [1, 2^64], and every divisor there the correctly rounded reciprocal, with the
 /// model of sm_90's reciprocal and with the host's).
 MXV_HD MXV_FORCEINLINE float clamped_gate_quick(float g, float alpha, float limit) {
-  if constexpr (kQuickDivision) {
-    return clamped_gate_with(g, alpha, limit, [](float d) {
-      return div_by_corrected_reciprocal(1.0f, d, [](float x) { return rcp_approx_ftz(x); });
-    });
-  } else {
-    return clamped_gate(g, alpha, limit);
-  }
+  return clamped_gate_with(g, alpha, limit, [](float d) { return div_quick(1.0f, d); });
 }
-
 
 /// The clamped SwiGLU's up factor: u' + 1, u' = clamp(u, -limit, limit) with NaN falling through.
 MXV_HD MXV_FORCEINLINE float clamped_up(float u, float limit) {

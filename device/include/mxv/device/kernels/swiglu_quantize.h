@@ -374,10 +374,10 @@ MXV_HD MXV_FORCEINLINE void activate_bf16_pairs16(Ctx& ctx, const SwigluInput& i
       // two values per instruction pair instead of two compares and two selects per value. On the
       // H200 this alone took the clamped bf16 kernel from 62.4-63.5% to 67.6-68.9% of copy, and
       // with the slot loop per placement from 62.7-63.5% to 71.5-72.1% (BENCHMARKS.md, runs 65-66).
-      std::uint32_t clamped_up[8];
+      std::uint32_t up_clamped[8];
       MXV_SWIGLU_UNROLL
-      for (unsigned i = 0; i < 8; ++i) clamped_up[i] = cvt::bf16x2_clamp_nan(up[i], l | (l << 16));
-      up = clamped_up;
+      for (unsigned i = 0; i < 8; ++i) up_clamped[i] = cvt::bf16x2_clamp_nan(up[i], l | (l << 16));
+      up = up_clamped;
       tabled([](float u) { return swiglu_math::add_rn(u, 1.0f); });
     } else {
       tabled([&](float u) { return swiglu_math::clamped_up(u, in.limit); });

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
@@ -349,6 +350,52 @@ MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_block(std::uint32_t w0,
                       : pack_e2m1_word_bf16_pow2<false>(w0, w1, w2, w3, e.factors);
   }
   return pack_e2m1_word_bf16_non_nan(w0, w1, w2, w3, e.multiplier, e.saturate);
+}
+
+/// The E2M1 words of a finite block's `kWords * 8` bf16 elements (`word(i)`: packed pair i) encoded
+/// as `e` says, with the block's choices (power-of-two form, saturation) taken once for all its
+/// words: tested per word, each word paid a branch and a convergence barrier on sm_90.
+template <unsigned kWords, class Word>
+MXV_HD MXV_FORCEINLINE void pack_e2m1_words_bf16_block(Word word, const Bf16BlockEncoding& e, std::uint32_t* out) {
+  const auto each = [&](auto pack) {
+    for (unsigned o = 0; o < kWords; ++o) out[o] = pack(word(4u * o), word(4u * o + 1u), word(4u * o + 2u), word(4u * o + 3u));
+  };
+  const auto non_nan = [&](auto saturate) {
+    each([&](std::uint32_t w0, std::uint32_t w1, std::uint32_t w2, std::uint32_t w3) {
+      return pack_e2m1_word_bf16_non_nan(w0, w1, w2, w3, e.multiplier, decltype(saturate)::value);
+    });
+  };
+  if (e.pow2) {
+    if (e.saturate) {
+      each([&](std::uint32_t w0, std::uint32_t w1, std::uint32_t w2, std::uint32_t w3) {
+        return pack_e2m1_word_bf16_pow2<true>(w0, w1, w2, w3, e.factors);
+      });
+    } else {
+      each([&](std::uint32_t w0, std::uint32_t w1, std::uint32_t w2, std::uint32_t w3) {
+        return pack_e2m1_word_bf16_pow2<false>(w0, w1, w2, w3, e.factors);
+      });
+    }
+  } else if (e.saturate) {
+    non_nan(std::true_type{});
+  } else {
+    non_nan(std::false_type{});
+  }
+}
+
+/// The E2M1 words of a finite block's `kWords * 8` elements (`value(j)`: element j) scaled by
+/// `multiplier`, pack_e2m1_word_non_nan's, with the saturation choice taken once for all words.
+template <unsigned kWords, class Value>
+MXV_HD MXV_FORCEINLINE void pack_e2m1_words_non_nan(Value value, float multiplier, bool saturate, std::uint32_t* out) {
+  const auto each = [&](bool sat) {
+    for (unsigned o = 0; o < kWords; ++o) {
+      out[o] = pack_e2m1_word_non_nan([&](unsigned j) { return value(8u * o + j); }, multiplier, sat);
+    }
+  };
+  if (saturate) {
+    each(true);
+  } else {
+    each(false);
+  }
 }
 
 /// Stores one thread's packed codes (kWords words of 8 codes) at byte `byte_off` of `elements`

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
@@ -141,79 +142,89 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
     return v;
   };
 
-  for (Index i = first; i < items; i += kSlots * stride) {
-    Index srow[kSlots], kcol[kSlots], row[kSlots];
-    bool active[kSlots], has_data[kSlots];
-    Vec16 v[kSlots][kVecs];
-    // Loads first: every slot's vectors are requested before any is used.
-    MXV_QUANTIZE_UNROLL
-    for (unsigned s = 0; s < kSlots; ++s) {
-      srow[s] = cursor.row();
-      kcol[s] = cursor.k();
-      cursor.advance();
-      active[s] = i + s * stride < items;
-      fp4_block::RowSlot<Index> slot{};
-      if (active[s]) slot = fp4_block::resolve_row<Index>(ctx, p.tile_rows, p.rows, srow[s]);
-      row[s] = slot.row;
-      has_data[s] = active[s] && slot.valid && kcol[s] < kb;
-      if (has_data[s]) {
-        const Index base = (row[s] * cols + kcol[s] * kBlock + part * kLaneElems) * kElemBytes;
-        MXV_QUANTIZE_UNROLL
-        for (unsigned j = 0; j < kVecs; ++j) v[s][j] = ctx.load16(p.input, std::size_t{base + 16u * j});
-      }
-    }
-    MXV_QUANTIZE_UNROLL
-    for (unsigned s = 0; s < kSlots; ++s) {
-      if (!active[s]) continue;
-      const auto scale_off = static_cast<Index>(i + s * stride);  // item = scale byte (SlotCursor)
-      if (!has_data[s]) {
-        if (part == 0u) ctx.store(p.scales, scale_off, std::uint8_t{0});  // padding slot
-        continue;
-      }
-      const auto word = [&](unsigned w) { return v[s][w / kWordsPerVec].w[w % kWordsPerVec]; };
-      const auto element = [&](unsigned j) {
-        if constexpr (kBf16) return cvt::f32_from_bf16(static_cast<std::uint16_t>(word(j >> 1) >> ((j & 1u) * 16u)));
-        else return cvt::float_of(word(j));
-      };
-      // Raw amax of the magnitudes, NaN patterns included (they are the largest).
-      std::uint32_t raw = 0;
-      if constexpr (kBf16) {
-        raw = fp4_block::bf16_pairs_abs_max_bits<kLaneElems / 2u>(word);
-      } else {
-        raw = fp4_block::f32_abs_max_bits<kLaneElems>(word);
-      }
-      raw = pair_max(raw);  // both lanes of a pair take the same path below
-      const bool finite = raw < qrules::kInfBits;
-      std::uint32_t key = raw;
-      if (!finite) {  // an Inf or a NaN: the recipe's NaN policy decides the amax
-        key = 0;
-        for (unsigned j = 0; j < kLaneElems; ++j) key = qrules::max_u32(key, qrules::amax_key(element(j), p.nan_propagates));
-        key = pair_max(key);
-      }
-      const qrules::BlockChoice c = qrules::choose_block(kScheme, key, ts);
-      // The multiplier of a finite block is not negative (both NVFP4 scale factors carry the
-      // tensor scale's sign), as pack_e2m1_word_non_nan requires.
-      const bool saturate = finite && fp4_block::e2m1_may_saturate(kScheme, key, c.multiplier);
-      const fp4_block::Bf16BlockEncoding encoding = fp4_block::bf16_block_encoding(kScheme, c, saturate);
-      std::uint32_t out[kOutWords];
+  // One copy of the slot loop per block reciprocal (qrules::nvfp4_te_block): the quick one where the
+  // tensor scale allows it, so the choice costs nothing per block.
+  const auto slot_loop = [&](auto quick) {
+    for (Index i = first; i < items; i += kSlots * stride) {
+      Index srow[kSlots], kcol[kSlots], row[kSlots];
+      bool active[kSlots], has_data[kSlots];
+      Vec16 v[kSlots][kVecs];
+      // Loads first: every slot's vectors are requested before any is used.
       MXV_QUANTIZE_UNROLL
-      for (unsigned o = 0; o < kOutWords; ++o) {
-        const auto value = [&](unsigned j) { return element(8u * o + j); };
-        if (!finite) {
-          out[o] = fp4_block::pack_e2m1_word<8>(value, c.multiplier);
-        } else if constexpr (kBf16) {
-          out[o] = fp4_block::pack_e2m1_word_bf16_block(word(4u * o), word(4u * o + 1u), word(4u * o + 2u),
-                                                        word(4u * o + 3u), encoding);
-        } else {
-          out[o] = fp4_block::pack_e2m1_word_non_nan(value, c.multiplier, saturate);
+      for (unsigned s = 0; s < kSlots; ++s) {
+        srow[s] = cursor.row();
+        kcol[s] = cursor.k();
+        cursor.advance();
+        active[s] = i + s * stride < items;
+        fp4_block::RowSlot<Index> slot{};
+        if (active[s]) slot = fp4_block::resolve_row<Index>(ctx, p.tile_rows, p.rows, srow[s]);
+        row[s] = slot.row;
+        has_data[s] = active[s] && slot.valid && kcol[s] < kb;
+        if (has_data[s]) {
+          const Index base = (row[s] * cols + kcol[s] * kBlock + part * kLaneElems) * kElemBytes;
+          MXV_QUANTIZE_UNROLL
+          for (unsigned j = 0; j < kVecs; ++j) v[s][j] = ctx.load16(p.input, std::size_t{base + 16u * j});
         }
       }
-      // byte_off is a multiple of 8: whole NVFP4 blocks, MX half blocks.
-      const Index byte_off = row[s] * row_bytes + kcol[s] * (kBlock / 2u) + part * (kLaneElems / 2u);
-      fp4_block::store_code_words<kOutWords>(ctx, p.elements, byte_off, out);
-      if (part == 0u) ctx.store(p.scales, scale_off, static_cast<std::uint8_t>(c.code));
+      MXV_QUANTIZE_UNROLL
+      for (unsigned s = 0; s < kSlots; ++s) {
+        if (!active[s]) continue;
+        const auto scale_off = static_cast<Index>(i + s * stride);  // item = scale byte (SlotCursor)
+        if (!has_data[s]) {
+          if (part == 0u) ctx.store(p.scales, scale_off, std::uint8_t{0});  // padding slot
+          continue;
+        }
+        const auto word = [&](unsigned w) { return v[s][w / kWordsPerVec].w[w % kWordsPerVec]; };
+        const auto element = [&](unsigned j) {
+          if constexpr (kBf16) return cvt::f32_from_bf16(static_cast<std::uint16_t>(word(j >> 1) >> ((j & 1u) * 16u)));
+          else return cvt::float_of(word(j));
+        };
+        // Raw amax of the magnitudes, NaN patterns included (they are the largest).
+        std::uint32_t raw = 0;
+        if constexpr (kBf16) {
+          raw = fp4_block::bf16_pairs_abs_max_bits<kLaneElems / 2u>(word);
+        } else {
+          raw = fp4_block::f32_abs_max_bits<kLaneElems>(word);
+        }
+        raw = pair_max(raw);  // both lanes of a pair take the same path below
+        const bool finite = raw < qrules::kInfBits;
+        std::uint32_t key = raw;
+        if (!finite) {  // an Inf or a NaN: the recipe's NaN policy decides the amax
+          key = 0;
+          for (unsigned j = 0; j < kLaneElems; ++j) key = qrules::max_u32(key, qrules::amax_key(element(j), p.nan_propagates));
+          key = pair_max(key);
+        }
+        const qrules::BlockChoice c = qrules::choose_block<decltype(quick)::value>(kScheme, key, ts);
+        // The multiplier of a finite block is not negative (both NVFP4 scale factors carry the
+        // tensor scale's sign), as pack_e2m1_word_non_nan requires.
+        const bool saturate = finite && fp4_block::e2m1_may_saturate(kScheme, key, c.multiplier);
+        const fp4_block::Bf16BlockEncoding encoding = fp4_block::bf16_block_encoding(kScheme, c, saturate);
+        // The block's encoder chosen once, not per word (a branch and a convergence barrier each).
+        std::uint32_t out[kOutWords];
+        if (!finite) {
+          MXV_QUANTIZE_UNROLL
+          for (unsigned o = 0; o < kOutWords; ++o) {
+            out[o] = fp4_block::pack_e2m1_word<8>([&](unsigned j) { return element(8u * o + j); }, c.multiplier);
+          }
+        } else if constexpr (kBf16) {
+          fp4_block::pack_e2m1_words_bf16_block<kOutWords>(word, encoding, out);
+        } else {
+          fp4_block::pack_e2m1_words_non_nan<kOutWords>(element, c.multiplier, saturate, out);
+        }
+        // byte_off is a multiple of 8: whole NVFP4 blocks, MX half blocks.
+        const Index byte_off = row[s] * row_bytes + kcol[s] * (kBlock / 2u) + part * (kLaneElems / 2u);
+        fp4_block::store_code_words<kOutWords>(ctx, p.elements, byte_off, out);
+        if (part == 0u) ctx.store(p.scales, scale_off, static_cast<std::uint8_t>(c.code));
+      }
+    }
+  };
+  if constexpr (kScheme == qrules::Scheme::kNvfp4Te) {
+    if (ts.quick_block_reciprocal) {
+      slot_loop(std::true_type{});
+      return;
     }
   }
+  slot_loop(std::false_type{});
 }
 
 /// The scalar variant: one thread per scale slot, any K.
@@ -258,8 +269,15 @@ MXV_HD void quantize_scalar_body(Ctx& ctx, const QuantizeParams& p) {
 }
 
 /// The quantize kernels as both backends run them (kernel_family.h).
+/// Resident blocks the NVFP4 vector kernels with 32-bit indexing declare: five, at 48 registers
+/// without spilling (nvcc 13.0); the quick block reciprocal's second slot loop took them to 54-56
+/// registers, four blocks (tests/device/kernel_registers_test.cpp holds the budget).
 template <qrules::Scheme kScheme, bool kBf16, class Index>
-struct QuantizeVectorKernel : KernelOf<QuantizeParams, kQuantizeBlockThreads> {
+inline constexpr unsigned kQuantizeVectorMinBlocks = kScheme == qrules::Scheme::kNvfp4Te && sizeof(Index) == 4 ? 5u : 1u;
+
+template <qrules::Scheme kScheme, bool kBf16, class Index>
+struct QuantizeVectorKernel
+    : KernelOf<QuantizeParams, kQuantizeBlockThreads, kQuantizeVectorMinBlocks<kScheme, kBf16, Index>> {
   template <class Ctx>
   static MXV_HD MXV_FORCEINLINE void run(Ctx& ctx, const QuantizeParams& p) {
     quantize_vector_body<kScheme, kBf16, Index>(ctx, p);

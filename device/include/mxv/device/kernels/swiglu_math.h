@@ -18,17 +18,10 @@
 
 #include "mxv/device/cvt.h"
 #include "mxv/device/kernel_ctx.h"
-#include "mxv/device/kernels/quantize_rules.h"  // mul_rn, div_rn
+#include "mxv/device/kernels/quantize_rules.h"  // mul_rn, div_rn, fma_rn, div_quick
 
 namespace mxv::device::swiglu_math {
 
-MXV_HD MXV_FORCEINLINE float fma_rn(float a, float b, float c) {
-#if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
 MXV_HD MXV_FORCEINLINE float add_rn(float a, float b) {
 #if defined(__CUDA_ARCH__)
   return __fadd_rn(a, b);
@@ -45,7 +38,13 @@ MXV_HD MXV_FORCEINLINE float sub_rn(float a, float b) {
 }
 // The correctly rounded multiply and divide are the block-scaling rules' own (one definition).
 using qrules::div_rn;
+using qrules::fma_rn;
 using qrules::mul_rn;
+// The division without nvcc's per-call check (kernels/quick_division.h).
+using qrules::div_by_corrected_reciprocal;
+using qrules::div_quick;
+using qrules::kQuickDivision;
+using qrules::rcp_approx_ftz;
 
 inline constexpr std::uint32_t kQuietNan = 0x7FC00000u;
 
@@ -148,53 +147,6 @@ MXV_HD MXV_FORCEINLINE float exp_portable(float x) {
 /// silu's gate factor: e = exp(-g); d = 1 + e; s = g / d.
 MXV_HD MXV_FORCEINLINE float silu_gate(float g) {
   return div_rn(g, one_plus_exp_any_nan(-g));
-}
-
-/// a / b as nvcc's division computes it when its per-call check passes: a reciprocal
-/// approximation (`rcp`: on the GPU rcp.approx.ftz.f32), one correction of it, the quotient and one
-/// correction of that. It equals div_rn only where a proof says so (div_quick's callers); no other
-/// caller may use it. `rcp` is a parameter so that the proof runs this same sequence on the CPU
-/// with the captured model of the GPU's reciprocal (docs/semantics.md section 4.6).
-template <class Rcp>
-MXV_HD MXV_FORCEINLINE float div_by_corrected_reciprocal(float a, float b, Rcp rcp) {
-  const float r = rcp(b);
-  const float r1 = fma_rn(r, fma_rn(-b, r, 1.0f), r);
-  const float q = mul_rn(a, r1);
-  return fma_rn(r1, fma_rn(-b, q, a), q);
-}
-
-/// The reciprocal the quick gate factors correct: on the GPU rcp.approx.ftz.f32 (MUFU.RCP); on the
-/// host (the emulator) the correctly rounded reciprocal with the same flushes (a result under
-/// 2^-126 becomes zero). The two differ by one ulp on 13.2% of inputs (docs/semantics.md section
-/// 4.6); the quick ranges are proven for each, so both give div_rn's bits there.
-MXV_HD MXV_FORCEINLINE float rcp_approx_ftz(float x) {
-#if defined(__CUDA_ARCH__)
-  float r;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
-  return r;
-#else
-  const float r = 1.0f / x;
-  return std::fabs(r) < 0x1p-126f ? std::copysign(0.0f, r) : r;
-#endif
-}
-
-/// Whether the quick gate factors divide by the corrected reciprocal here: on sm_90, whose
-/// reciprocal the proofs model, and on the host; other GPUs take div_rn (a reciprocal one ulp
-/// under the correctly rounded one already makes the quotient of 2^-23 wrong).
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900
-inline constexpr bool kQuickDivision = true;
-#else
-inline constexpr bool kQuickDivision = false;
-#endif
-
-/// a / b without div_rn's per-call check where kQuickDivision holds, div_rn elsewhere: div_rn's bits
-/// only for the operands of the quick gate factors below, whose ranges the proofs cover.
-MXV_HD MXV_FORCEINLINE float div_quick(float a, float b) {
-  if constexpr (kQuickDivision) {
-    return div_by_corrected_reciprocal(a, b, [](float x) { return rcp_approx_ftz(x); });
-  } else {
-    return div_rn(a, b);
-  }
 }
 
 /// The gates whose silu factor the quick division gives exactly: |g| in [2^-64, 64] (so the

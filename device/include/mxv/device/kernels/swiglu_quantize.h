@@ -470,7 +470,7 @@ MXV_HD MXV_FORCEINLINE TakenSlot<Index> take_slot(Ctx& ctx, const SwigluQuantize
 /// pair choose the same scale. Finite blocks take the non-NaN encoder (with a bf16 intermediate the
 /// one that reads the signs from the packed bf16 pairs); a block with a NaN or an Inf makes each
 /// NaN canonical and takes the recipe's NaN policy for the amax and the general encoder.
-template <qrules::Scheme kScheme, unsigned kN, class PairMax>
+template <qrules::Scheme kScheme, unsigned kN, bool kQuick, class PairMax>
 MXV_HD MXV_FORCEINLINE QuantizedPart<kN / 8u> quantize_part(const SwigluQuantizeParams& p,
                                                             const qrules::Nvfp4TensorScale& ts, float* act,
                                                             PairMax pair_max) {
@@ -493,7 +493,7 @@ MXV_HD MXV_FORCEINLINE QuantizedPart<kN / 8u> quantize_part(const SwigluQuantize
     }
     key = pair_max(key);
   }
-  const qrules::BlockChoice c = qrules::choose_block(kScheme, key, ts);
+  const qrules::BlockChoice c = qrules::choose_block<kQuick>(kScheme, key, ts);
   // Every block takes the saturating E2M1 form: choosing per block (fp4_block::e2m1_may_saturate)
   // saves one instruction per output but puts a branch around each word, and on the H200 the
   // fused kernels took 6-13% longer with it (BENCHMARKS.md, "E2M1 in three roundings").
@@ -501,17 +501,16 @@ MXV_HD MXV_FORCEINLINE QuantizedPart<kN / 8u> quantize_part(const SwigluQuantize
   const fp4_block::Bf16BlockEncoding encoding = fp4_block::bf16_block_encoding(kScheme, c, saturate);
   QuantizedPart<kN / 8u> part;
   part.code = static_cast<std::uint8_t>(c.code);
-  MXV_SWIGLU_UNROLL
-  for (unsigned o = 0; o < kN / 8u; ++o) {
-    const auto value = [&](unsigned j) { return act[8u * o + j]; };
-    if (!finite) {
-      part.words[o] = fp4_block::pack_e2m1_word<8>(value, c.multiplier);
-    } else if (p.round_to_bf16) {  // the signs straight from the bf16 pairs (the multiplier is positive)
-      part.words[o] = fp4_block::pack_e2m1_word_bf16_block(bf16_words[4u * o], bf16_words[4u * o + 1u],
-                                                           bf16_words[4u * o + 2u], bf16_words[4u * o + 3u], encoding);
-    } else {
-      part.words[o] = fp4_block::pack_e2m1_word_non_nan(value, c.multiplier, saturate);
+  // The block's encoder chosen once, not per word (a branch and a convergence barrier each).
+  if (!finite) {
+    MXV_SWIGLU_UNROLL
+    for (unsigned o = 0; o < kN / 8u; ++o) {
+      part.words[o] = fp4_block::pack_e2m1_word<8>([&](unsigned j) { return act[8u * o + j]; }, c.multiplier);
     }
+  } else if (p.round_to_bf16) {  // the signs straight from the bf16 pairs (the multiplier is positive)
+    fp4_block::pack_e2m1_words_bf16_block<kN / 8u>([&](unsigned i) { return bf16_words[i]; }, encoding, part.words);
+  } else {
+    fp4_block::pack_e2m1_words_non_nan<kN / 8u>([&](unsigned j) { return act[j]; }, c.multiplier, saturate, part.words);
   }
   return part;
 }
@@ -524,7 +523,7 @@ MXV_HD MXV_FORCEINLINE QuantizedPart<kN / 8u> quantize_part(const SwigluQuantize
 /// stores the packed codes (8 bytes in one store for NVFP4, 16 bytes as one vector for MX) and the
 /// scale byte. The block first starts copying the gate-factor table
 /// (kernels/swiglu_gate_table.h), and most gates cost one shared load.
-template <qrules::Scheme kScheme, class Index, class Ctx>
+template <qrules::Scheme kScheme, bool kQuick, class Index, class Ctx>
 MXV_HD MXV_FORCEINLINE void swiglu_quantize_bf16_slots(Ctx& ctx, const SwigluQuantizeParams& p,
                                                        const qrules::Nvfp4TensorScale& ts) {
   constexpr unsigned kBlock = kScheme == qrules::Scheme::kNvfp4Te ? 16u : 32u;
@@ -566,7 +565,7 @@ MXV_HD MXV_FORCEINLINE void swiglu_quantize_bf16_slots(Ctx& ctx, const SwigluQua
         if (h == 0u) swiglu_detail::wait_gate_table(ctx);  // after the slot's first loads
         swiglu_detail::activate_bf16_pairs16(ctx, in, gate_table, gate_w, up_w, act + 16u * h);
       }
-      const auto part = swiglu_detail::quantize_part<kScheme, kBlock>(p, ts, act, [](std::uint32_t m) { return m; });
+      const auto part = swiglu_detail::quantize_part<kScheme, kBlock, kQuick>(p, ts, act, [](std::uint32_t m) { return m; });
       fp4_block::store_code_words<kBlock / 8u>(ctx, p.elements, static_cast<Index>(slot.row * row_bytes + k * (kBlock / 2u)),
                                                part.words);
       ctx.store(p.scales, i, part.code);
@@ -589,7 +588,7 @@ MXV_HD MXV_FORCEINLINE void swiglu_quantize_bf16_slots(Ctx& ctx, const SwigluQua
 /// meets half as many lines. The block amax is one shuffle (fp4_block::lane_pair_max, as quantize's
 /// MX fp32 pairs); both lanes choose the scale, each stores its codes (4 or 8 bytes) and the even
 /// lane the scale byte.
-template <qrules::Scheme kScheme, class Index, class Ctx>
+template <qrules::Scheme kScheme, bool kQuick, class Index, class Ctx>
 MXV_HD MXV_FORCEINLINE void swiglu_quantize_f32_pairs(Ctx& ctx, const SwigluQuantizeParams& p,
                                                       const qrules::Nvfp4TensorScale& ts) {
   constexpr unsigned kBlock = kScheme == qrules::Scheme::kNvfp4Te ? 16u : 32u;
@@ -617,7 +616,7 @@ MXV_HD MXV_FORCEINLINE void swiglu_quantize_f32_pairs(Ctx& ctx, const SwigluQuan
     for (unsigned q = 0; q < kHalf / 8u; ++q) {
       swiglu_detail::activate8<0, -1, Index>(ctx, p.in, slot.row, static_cast<Index>(j0 + 8u * q), act + 8u * q);
     }
-    const auto part = swiglu_detail::quantize_part<kScheme, kHalf>(p, ts, act, pair_max);
+    const auto part = swiglu_detail::quantize_part<kScheme, kHalf, kQuick>(p, ts, act, pair_max);
     fp4_block::store_code_words<kHalf / 8u>(ctx, p.elements, static_cast<Index>(slot.row * row_bytes + j0 / 2u),
                                             part.words);
     if (half == 0u) ctx.store(p.scales, i, part.code);
@@ -633,11 +632,23 @@ MXV_HD MXV_FORCEINLINE void swiglu_quantize_f32_pairs(Ctx& ctx, const SwigluQuan
 template <qrules::Scheme kScheme, bool kBf16, class Index, class Ctx>
 MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
   const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, kScheme, p.amax_bits, p.s_dec_out);
-  if constexpr (kBf16) {
-    swiglu_quantize_bf16_slots<kScheme, Index>(ctx, p, ts);
-  } else {
-    swiglu_quantize_f32_pairs<kScheme, Index>(ctx, p, ts);
+  // NVFP4 with bf16 input: one copy per block reciprocal (qrules::nvfp4_te_block), the quick one
+  // where the tensor scale allows it, so the choice costs nothing per block. With fp32 input the
+  // second copy spilled 52 bytes at the kernel's 48-register bound, so it keeps div_rn.
+  const auto run = [&](auto quick) {
+    if constexpr (kBf16) {
+      swiglu_quantize_bf16_slots<kScheme, decltype(quick)::value, Index>(ctx, p, ts);
+    } else {
+      swiglu_quantize_f32_pairs<kScheme, decltype(quick)::value, Index>(ctx, p, ts);
+    }
+  };
+  if constexpr (kScheme == qrules::Scheme::kNvfp4Te && kBf16) {
+    if (ts.quick_block_reciprocal) {
+      run(std::true_type{});
+      return;
+    }
   }
+  run(std::false_type{});
 }
 
 enum class SwigluVariant : std::uint8_t { kBf16 };

@@ -494,9 +494,11 @@ MXV_HD MXV_FORCEINLINE QuantizedPart<kN / 8u> quantize_part(const SwigluQuantize
     key = pair_max(key);
   }
   const qrules::BlockChoice c = qrules::choose_block<kQuick>(kScheme, key, ts);
-  // Every block takes the saturating E2M1 form: choosing per block (fp4_block::e2m1_may_saturate)
-  // saves one instruction per output but puts a branch around each word, and on the H200 the
-  // fused kernels took 6-13% longer with it (BENCHMARKS.md, "E2M1 in three roundings").
+  // Every block takes the saturating E2M1 form. Choosing per block (fp4_block::e2m1_may_saturate)
+  // saves one instruction per output, but a calibrated amax under the data saturates some blocks
+  // of a warp and not others, and the warp runs both encoders: on the H200 the bf16 kernel fell
+  // from 78-79% of copy to 67-68% (BENCHMARKS.md, run 71; per word it had cost 6-13%, "E2M1 in
+  // three roundings").
   constexpr bool saturate = true;
   const fp4_block::Bf16BlockEncoding encoding = fp4_block::bf16_block_encoding(kScheme, c, saturate);
   QuantizedPart<kN / 8u> part;

@@ -61,6 +61,7 @@ struct Case {
   bool specials = false;
   bool gpu_only = false;  // too large for the emulator in CI
   bool every_scale_code = false;  // NVFP4: block k's scale code is k (every_scale_code_input)
+  int scale_exp = 0;              // every_scale_code: input and tensor amax times 2^scale_exp
   bool every_e8m0_code = false;   // MX bf16: every E8M0 code, every bf16 magnitude (every_e8m0_code_input)
 };
 
@@ -75,6 +76,14 @@ std::vector<float> every_scale_code_input() {
     const float scale = e == 0 ? std::ldexp(static_cast<float>(m), -9) : std::ldexp(1.0f + static_cast<float>(m) / 8.0f, static_cast<int>(e) - 7);
     for (int j = 0; j < 16; ++j) v.push_back(6.0f * scale * static_cast<float>(16 - j) / 16.0f * (j % 2 == 1 ? -1.0f : 1.0f));
   }
+  return v;
+}
+
+/// `v` times 2^e (every_scale_code_input's values times 2^-120 are exact fp32 numbers, subnormals
+/// included; the bf16 cases then narrow them like any input, and the test checks that block k still
+/// takes scale code k).
+std::vector<float> scaled(std::vector<float> v, int e) {
+  for (float& x : v) x = std::ldexp(x, e);
   return v;
 }
 
@@ -149,15 +158,23 @@ std::vector<Case> cases() {
       add("large_4096x7168", 4096, 7168, swz, {}, false, true);  // tiled, GPU only
     }
   }
+  // Every scale code under s_dec = 1, and again with input and tensor amax times 2^-120: s_dec =
+  // 2^-120 lies outside the quick block reciprocal's range (|s_dec| in [2^-115, 2^115],
+  // qrules::Nvfp4TensorScale::quick_block_reciprocal), so the vector kernel runs its div_rn copy of
+  // the slot loop, on divisors down to 2^-129 (subnormal), where the quick reciprocal is wrong.
   for (const WideType t : {WideType::kFp32, WideType::kBf16}) {
-    Case e;
-    e.name = std::string("nvfp4_te_") + (t == WideType::kFp32 ? "f32" : "bf16") + "_every_scale_code";
-    e.preset = "nvfp4_te";
-    e.type = t;
-    e.cols = 127 * 16;
-    e.tensor_amax = 2688.0f;
-    e.every_scale_code = true;
-    out.push_back(e);
+    for (const int scale_exp : {0, -120}) {
+      Case e;
+      e.name = std::string("nvfp4_te_") + (t == WideType::kFp32 ? "f32" : "bf16") + "_every_scale_code" +
+               (scale_exp == 0 ? "" : "_s_dec_2m120");
+      e.preset = "nvfp4_te";
+      e.type = t;
+      e.cols = 127 * 16;
+      e.tensor_amax = std::ldexp(2688.0f, scale_exp);
+      e.every_scale_code = true;
+      e.scale_exp = scale_exp;
+      out.push_back(e);
+    }
   }
   for (const std::string preset : {"mxfp4_nvidia", "mxfp4_ocp"}) {
     Case e;
@@ -191,7 +208,7 @@ TEST_P(QuantizeKernel, MatchesReference) {
   SCOPED_TRACE(test::seed_note(seed));
   const Recipe recipe = Recipe::by_name(c.preset);
   const auto n = static_cast<std::size_t>(c.rows * c.cols);
-  const std::vector<float> values = c.every_scale_code   ? every_scale_code_input()
+  const std::vector<float> values = c.every_scale_code   ? scaled(every_scale_code_input(), c.scale_exp)
                                     : c.every_e8m0_code ? every_e8m0_code_input(c.preset)
                                                         : make_input(recipe, c.type, c.rows, c.cols, seed, c.specials);
   const std::vector<std::uint8_t> in_bytes = to_bytes(c.type, values);

@@ -1,5 +1,5 @@
-// Division without nvcc's per-call check, where a proof says it is exact (docs/design.md section
-// 5.4, docs/verification.md "The quick division"). nvcc's IEEE division on sm_90 is MUFU.RCP and
+// Division without nvcc's per-call check, where a proof says it is exact (docs/design.md sections
+// 5.3 and 5.4, docs/verification.md section 2). nvcc's IEEE division on sm_90 is MUFU.RCP and
 // corrections guarded by FCHK, a branch to a slow path and a convergence barrier per call; for
 // operands in a proven range the same corrections without the check give the same bits.
 #pragma once
@@ -65,8 +65,9 @@ MXV_HD MXV_FORCEINLINE float div_quick(float a, float b) {
 /// [2^-124, 2^124]. Each step of div_by_corrected_reciprocal(1, d) scales by exactly 2^-k when d
 /// scales by 2^k (both reciprocals depend on d's significand and sign alone while the result stays
 /// normal, and the residuals 1 - d * r do not change), so one binade's proof holds for every binade
-/// where 1/d is normal; the proof runs every divisor of [1, 2^64] and of the two end binades
-/// (tests/device/quick_division_exhaustive_test.cpp).
+/// where 1/d is normal. The proofs run every divisor of [1, 2^64]
+/// (tests/device/swiglu_math_exhaustive_test.cpp) and of the two end binades, and a sample of every
+/// binade between (tests/device/quick_division_exhaustive_test.cpp).
 inline constexpr float kQuickReciprocalMin = 0x1p-124f;
 inline constexpr float kQuickReciprocalMax = 0x1p124f;
 

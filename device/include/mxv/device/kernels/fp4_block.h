@@ -41,6 +41,23 @@ MXV_HD MXV_FORCEINLINE qrules::Nvfp4TensorScale tensor_scale(Ctx& ctx, qrules::S
   return ts;
 }
 
+/// Runs `slot_loop` (a slot loop templated on its block reciprocal, qrules::nvfp4_te_block's
+/// kQuick) once: with std::true_type where `kMayBeQuick` and the tensor scale allows the quick
+/// reciprocal (Nvfp4TensorScale::quick_block_reciprocal), else with std::false_type. The choice is
+/// made once per launch, so the kernel holds one copy of its loop per reciprocal and no block pays
+/// for it. kMayBeQuick false (MX schemes, or a kernel whose second copy would not fit its register
+/// budget) compiles the div_rn copy alone.
+template <bool kMayBeQuick, class SlotLoop>
+MXV_HD MXV_FORCEINLINE void with_block_reciprocal(const qrules::Nvfp4TensorScale& ts, SlotLoop&& slot_loop) {
+  if constexpr (kMayBeQuick) {
+    if (ts.quick_block_reciprocal) {
+      slot_loop(std::true_type{});
+      return;
+    }
+  }
+  slot_loop(std::false_type{});
+}
+
 /// Which activation row a scale row holds, if any (padding rows hold none).
 template <class Index = std::uint64_t>
 struct RowSlot {
@@ -325,7 +342,7 @@ MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_pow2(std::uint32_t w0, 
   return (even | (odd << 4)) | bf16_sign_nibbles(w0, w1, w2, w3);
 }
 
-/// How a finite block's bf16 words become E2M1 words (pack_e2m1_word_bf16_block), chosen once per
+/// How a finite block's bf16 words become E2M1 words (pack_e2m1_words_bf16_block), chosen once per
 /// block: the multiplier and the saturating form of the fp32 encoder, and `pow2` for MX blocks
 /// whose factors are normal, which take the packed power-of-two form instead (not on targets with
 /// the E2M1 cvt, which converts two elements per instruction itself).
@@ -342,16 +359,6 @@ MXV_HD MXV_FORCEINLINE Bf16BlockEncoding bf16_block_encoding(qrules::Scheme sche
   return {c.multiplier, saturate, pow2, mx_bf16_factors(c.code)};
 }
 
-/// The E2M1 word of 8 finite bf16 elements (words w0..w3) of a block encoded as `e` says.
-MXV_HD MXV_FORCEINLINE std::uint32_t pack_e2m1_word_bf16_block(std::uint32_t w0, std::uint32_t w1, std::uint32_t w2,
-                                                               std::uint32_t w3, const Bf16BlockEncoding& e) {
-  if (e.pow2) {
-    return e.saturate ? pack_e2m1_word_bf16_pow2<true>(w0, w1, w2, w3, e.factors)
-                      : pack_e2m1_word_bf16_pow2<false>(w0, w1, w2, w3, e.factors);
-  }
-  return pack_e2m1_word_bf16_non_nan(w0, w1, w2, w3, e.multiplier, e.saturate);
-}
-
 /// The E2M1 words of a finite block's `kWords * 8` bf16 elements (`word(i)`: packed pair i) encoded
 /// as `e` says, with the block's choices (power-of-two form, saturation) taken once for all its
 /// words: tested per word, each word paid a branch and a convergence barrier on sm_90.
@@ -360,6 +367,11 @@ MXV_HD MXV_FORCEINLINE void pack_e2m1_words_bf16_block(Word word, const Bf16Bloc
   const auto each = [&](auto pack) {
     for (unsigned o = 0; o < kWords; ++o) out[o] = pack(word(4u * o), word(4u * o + 1u), word(4u * o + 2u), word(4u * o + 3u));
   };
+  const auto pow2 = [&](auto saturate) {
+    each([&](std::uint32_t w0, std::uint32_t w1, std::uint32_t w2, std::uint32_t w3) {
+      return pack_e2m1_word_bf16_pow2<decltype(saturate)::value>(w0, w1, w2, w3, e.factors);
+    });
+  };
   const auto non_nan = [&](auto saturate) {
     each([&](std::uint32_t w0, std::uint32_t w1, std::uint32_t w2, std::uint32_t w3) {
       return pack_e2m1_word_bf16_non_nan(w0, w1, w2, w3, e.multiplier, decltype(saturate)::value);
@@ -367,18 +379,23 @@ MXV_HD MXV_FORCEINLINE void pack_e2m1_words_bf16_block(Word word, const Bf16Bloc
   };
   if (e.pow2) {
     if (e.saturate) {
-      each([&](std::uint32_t w0, std::uint32_t w1, std::uint32_t w2, std::uint32_t w3) {
-        return pack_e2m1_word_bf16_pow2<true>(w0, w1, w2, w3, e.factors);
-      });
+      pow2(std::true_type{});
     } else {
-      each([&](std::uint32_t w0, std::uint32_t w1, std::uint32_t w2, std::uint32_t w3) {
-        return pack_e2m1_word_bf16_pow2<false>(w0, w1, w2, w3, e.factors);
-      });
+      pow2(std::false_type{});
     }
   } else if (e.saturate) {
     non_nan(std::true_type{});
   } else {
     non_nan(std::false_type{});
+  }
+}
+
+/// pack_e2m1_word<8> for each of `kWords` words of a block's elements (`value(j)`: element j):
+/// the general encoder, any input (blocks that hold an Inf or a NaN).
+template <unsigned kWords, class Value>
+MXV_HD MXV_FORCEINLINE void pack_e2m1_words(Value value, float multiplier, std::uint32_t* out) {
+  for (unsigned o = 0; o < kWords; ++o) {
+    out[o] = pack_e2m1_word<8>([&](unsigned j) { return value(8u * o + j); }, multiplier);
   }
 }
 

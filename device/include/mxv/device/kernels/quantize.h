@@ -142,8 +142,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
     return v;
   };
 
-  // One copy of the slot loop per block reciprocal (qrules::nvfp4_te_block): the quick one where the
-  // tensor scale allows it, so the choice costs nothing per block.
+  // One copy of the slot loop per block reciprocal (fp4_block::with_block_reciprocal).
   const auto slot_loop = [&](auto quick) {
     for (Index i = first; i < items; i += kSlots * stride) {
       Index srow[kSlots], kcol[kSlots], row[kSlots];
@@ -202,10 +201,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
         // The block's encoder chosen once, not per word (a branch and a convergence barrier each).
         std::uint32_t out[kOutWords];
         if (!finite) {
-          MXV_QUANTIZE_UNROLL
-          for (unsigned o = 0; o < kOutWords; ++o) {
-            out[o] = fp4_block::pack_e2m1_word<8>([&](unsigned j) { return element(8u * o + j); }, c.multiplier);
-          }
+          fp4_block::pack_e2m1_words<kOutWords>(element, c.multiplier, out);
         } else if constexpr (kBf16) {
           fp4_block::pack_e2m1_words_bf16_block<kOutWords>(word, encoding, out);
         } else {
@@ -218,13 +214,7 @@ MXV_HD void quantize_vector_body(Ctx& ctx, const QuantizeParams& p) {
       }
     }
   };
-  if constexpr (kScheme == qrules::Scheme::kNvfp4Te) {
-    if (ts.quick_block_reciprocal) {
-      slot_loop(std::true_type{});
-      return;
-    }
-  }
-  slot_loop(std::false_type{});
+  fp4_block::with_block_reciprocal<kScheme == qrules::Scheme::kNvfp4Te>(ts, slot_loop);
 }
 
 /// The scalar variant: one thread per scale slot, any K.
@@ -268,13 +258,13 @@ MXV_HD void quantize_scalar_body(Ctx& ctx, const QuantizeParams& p) {
   }
 }
 
-/// The quantize kernels as both backends run them (kernel_family.h).
 /// Resident blocks the NVFP4 vector kernels with 32-bit indexing declare: five, at 48 registers
 /// without spilling (nvcc 13.0); the quick block reciprocal's second slot loop took them to 54-56
 /// registers, four blocks (tests/device/kernel_registers_test.cpp holds the budget).
 template <qrules::Scheme kScheme, bool kBf16, class Index>
 inline constexpr unsigned kQuantizeVectorMinBlocks = kScheme == qrules::Scheme::kNvfp4Te && sizeof(Index) == 4 ? 5u : 1u;
 
+/// The quantize kernels as both backends run them (kernel_family.h).
 template <qrules::Scheme kScheme, bool kBf16, class Index>
 struct QuantizeVectorKernel
     : KernelOf<QuantizeParams, kQuantizeBlockThreads, kQuantizeVectorMinBlocks<kScheme, kBf16, Index>> {

@@ -65,9 +65,8 @@ MXV_HD MXV_FORCEINLINE float div_quick(float a, float b) {
 /// [2^-124, 2^124]. Each step of div_by_corrected_reciprocal(1, d) scales by exactly 2^-k when d
 /// scales by 2^k (both reciprocals depend on d's significand and sign alone while the result stays
 /// normal, and the residuals 1 - d * r do not change), so one binade's proof holds for every binade
-/// where 1/d is normal. The proofs run every divisor of [1, 2^64]
-/// (tests/device/swiglu_math_exhaustive_test.cpp) and of the two end binades, and a sample of every
-/// binade between (tests/device/quick_division_exhaustive_test.cpp).
+/// where 1/d is normal. The proof (tests/device/quick_division_exhaustive_test.cpp) runs every
+/// divisor of [1, 2^64] and of the two end binades, and a sample of every binade between.
 inline constexpr float kQuickReciprocalMin = 0x1p-124f;
 inline constexpr float kQuickReciprocalMax = 0x1p124f;
 

@@ -212,8 +212,8 @@ inline constexpr float kClampedQuickMaxExpArg = 44.0f;
 
 /// clamped_gate for a gate whose exp argument is at most kClampedQuickMaxExpArg, without div_rn's
 /// per-call check: the same bits (tests/device/swiglu_math_exhaustive_test.cpp: every such argument
-/// gives a divisor in [1, 2^64], and every divisor there the correctly rounded reciprocal, with the
-/// model of sm_90's reciprocal and with the host's).
+/// gives a divisor in [1, 2^64]; tests/device/quick_division_exhaustive_test.cpp: every divisor there
+/// the correctly rounded reciprocal, with the model of sm_90's reciprocal and with the host's).
 MXV_HD MXV_FORCEINLINE float clamped_gate_quick(float g, float alpha, float limit) {
   return clamped_gate_with(g, alpha, limit, [](float d) { return div_quick(1.0f, d); });
 }

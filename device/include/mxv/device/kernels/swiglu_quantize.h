@@ -504,15 +504,13 @@ MXV_HD MXV_FORCEINLINE QuantizedPart<kN / 8u> quantize_part(const SwigluQuantize
   QuantizedPart<kN / 8u> part;
   part.code = static_cast<std::uint8_t>(c.code);
   // The block's encoder chosen once, not per word (a branch and a convergence barrier each).
+  const auto value = [&](unsigned j) { return act[j]; };
   if (!finite) {
-    MXV_SWIGLU_UNROLL
-    for (unsigned o = 0; o < kN / 8u; ++o) {
-      part.words[o] = fp4_block::pack_e2m1_word<8>([&](unsigned j) { return act[8u * o + j]; }, c.multiplier);
-    }
+    fp4_block::pack_e2m1_words<kN / 8u>(value, c.multiplier, part.words);
   } else if (p.round_to_bf16) {  // the signs straight from the bf16 pairs (the multiplier is positive)
     fp4_block::pack_e2m1_words_bf16_block<kN / 8u>([&](unsigned i) { return bf16_words[i]; }, encoding, part.words);
   } else {
-    fp4_block::pack_e2m1_words_non_nan<kN / 8u>([&](unsigned j) { return act[j]; }, c.multiplier, saturate, part.words);
+    fp4_block::pack_e2m1_words_non_nan<kN / 8u>(value, c.multiplier, saturate, part.words);
   }
   return part;
 }
@@ -634,23 +632,16 @@ MXV_HD MXV_FORCEINLINE void swiglu_quantize_f32_pairs(Ctx& ctx, const SwigluQuan
 template <qrules::Scheme kScheme, bool kBf16, class Index, class Ctx>
 MXV_HD void swiglu_quantize_body(Ctx& ctx, const SwigluQuantizeParams& p) {
   const qrules::Nvfp4TensorScale ts = fp4_block::tensor_scale(ctx, kScheme, p.amax_bits, p.s_dec_out);
-  // NVFP4 with bf16 input: one copy per block reciprocal (qrules::nvfp4_te_block), the quick one
-  // where the tensor scale allows it, so the choice costs nothing per block. With fp32 input the
-  // second copy spilled 52 bytes at the kernel's 48-register bound, so it keeps div_rn.
-  const auto run = [&](auto quick) {
+  // NVFP4 with bf16 input: one copy of the slot loop per block reciprocal
+  // (fp4_block::with_block_reciprocal). With fp32 input the second copy spilled 52 bytes at the
+  // kernel's 48-register bound, so it keeps div_rn.
+  fp4_block::with_block_reciprocal<kScheme == qrules::Scheme::kNvfp4Te && kBf16>(ts, [&](auto quick) {
     if constexpr (kBf16) {
       swiglu_quantize_bf16_slots<kScheme, decltype(quick)::value, Index>(ctx, p, ts);
     } else {
       swiglu_quantize_f32_pairs<kScheme, decltype(quick)::value, Index>(ctx, p, ts);
     }
-  };
-  if constexpr (kScheme == qrules::Scheme::kNvfp4Te && kBf16) {
-    if (ts.quick_block_reciprocal) {
-      run(std::true_type{});
-      return;
-    }
-  }
-  run(std::false_type{});
+  });
 }
 
 enum class SwigluVariant : std::uint8_t { kBf16 };

@@ -4,8 +4,8 @@
 //  - div_by_corrected_reciprocal(1, d) equals div_rn(1, d) for every normal d of magnitude in
 //    [2^-124, 2^124], with both reciprocals the kernels correct (sm_90's captured
 //    rcp.approx.ftz.f32 and the host's; docs/semantics.md section 4.6). Every divisor of the two
-//    end binades and of [1, 2) is run, both signs, and every 61st significand of every binade
-//    between; tests/device/swiglu_math_exhaustive_test.cpp runs every divisor of [1, 2^64]. The
+//    end binades, both signs, every divisor of [1, 2^64] (the clamped SwiGLU's quick gate factor's
+//    divisors, kernels/swiglu_math.h), and every 61st significand of every binade between. The
 //    binades between follow from one (quick_division.h says why each step scales exactly);
 //  - reciprocal_min_flt_max_quick equals min_flt_max(div_rn(1, d)) there and on +-0 and every NaN;
 //  - a tensor scale that sets quick_block_reciprocal puts every block divisor fp32(sf) * s_dec of
@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "mxv/device/kernels/quantize_rules.h"
+#include "mxv/device/kernels/swiglu_math.h"
 #include "mxv/reference/rcp_approx.h"
 
 namespace {
@@ -38,12 +39,16 @@ const mxv::RcpApproxTable& sm90_table() { return mxv::require_rcp_approx_table(n
 float sm90_rcp(float x) { return sm90_table().rcp(x); }
 float host_rcp(float x) { return q::rcp_approx_ftz(x); }
 
-/// Divisors +-d for the patterns d = lo, lo + step, ... <= hi whose corrected reciprocal, with any
-/// of `rcps`, differs from div_rn(1, d): "" when none does, else the first.
+enum class Signs { kPositive, kBoth };
+
+/// Divisors d (or +-d) for the patterns d = lo, lo + step, ... <= hi whose corrected reciprocal,
+/// with any of `rcps`, differs from div_rn(1, d): "" when none does, else the first.
 template <class... Rcp>
-std::string reciprocal_disagreement(std::uint32_t lo, std::uint32_t hi, std::uint32_t step, Rcp... rcps) {
+std::string reciprocal_disagreement(std::uint32_t lo, std::uint32_t hi, std::uint32_t step, Signs signs,
+                                    Rcp... rcps) {
   for (std::uint64_t b = lo; b <= hi; b += step) {
     for (const std::uint32_t sign : {0u, 0x80000000u}) {
+      if (sign != 0u && signs == Signs::kPositive) continue;
       const float d = from_bits(static_cast<std::uint32_t>(b) | sign);
       const std::uint32_t want = bits(q::div_rn(1.0f, d));
       int which = 0;
@@ -70,32 +75,44 @@ TEST(QuickDivisionBounds, TheRangeConstantsAreTheirPatterns) {
   EXPECT_EQ(bits(q::kQuickReciprocalMax), kMaxBits);
 }
 
-TEST(QuickReciprocal, EveryDivisorOfTheEndBinadesAndOfOneToTwoIsCorrectlyRoundedWithBothReciprocals) {
+TEST(QuickReciprocal, EveryDivisorOfTheEndBinadesIsCorrectlyRoundedWithBothReciprocals) {
   (void)sm90_table();
   std::string low, high;
-  std::thread t([&] { high = reciprocal_disagreement(kMaxBits - kBinade, kMaxBits, 1, sm90_rcp, host_rcp); });
-  low = reciprocal_disagreement(kMinBits, kMinBits + kBinade, 1, sm90_rcp, host_rcp);
-  const std::string one = reciprocal_disagreement(bits(1.0f), bits(2.0f), 1, sm90_rcp, host_rcp);
+  std::thread t([&] { high = reciprocal_disagreement(kMaxBits - kBinade, kMaxBits, 1, Signs::kBoth, sm90_rcp, host_rcp); });
+  low = reciprocal_disagreement(kMinBits, kMinBits + kBinade, 1, Signs::kBoth, sm90_rcp, host_rcp);
   t.join();
   EXPECT_EQ(low, "");
   EXPECT_EQ(high, "");
-  EXPECT_EQ(one, "");
+}
+
+// [1, 2) with both signs, then every positive divisor up to 2^64 (the clamped gate factor's).
+TEST(QuickReciprocal, EveryDivisorUpTo2To64IsCorrectlyRoundedWithBothReciprocals) {
+  (void)sm90_table();
+  EXPECT_EQ(reciprocal_disagreement(bits(1.0f), bits(2.0f), 1, Signs::kBoth, sm90_rcp, host_rcp), "");
+  const std::uint32_t lo = bits(1.0f), hi = mxv::device::swiglu_math::kClampedQuickMaxDivisorBits, mid = lo + (hi - lo) / 2;
+  std::string low, high;
+  std::thread t([&] { high = reciprocal_disagreement(mid + 1, hi, 1, Signs::kPositive, sm90_rcp, host_rcp); });
+  low = reciprocal_disagreement(lo, mid, 1, Signs::kPositive, sm90_rcp, host_rcp);
+  t.join();
+  EXPECT_EQ(low, "");
+  EXPECT_EQ(high, "");
 }
 
 TEST(QuickReciprocal, EveryBinadeOfTheRangeAgreesOnASampleOfSignificands) {
   (void)sm90_table();
-  EXPECT_EQ(reciprocal_disagreement(kMinBits, kMaxBits, 61, sm90_rcp, host_rcp), "");
+  EXPECT_EQ(reciprocal_disagreement(kMinBits, kMaxBits, 61, Signs::kBoth, sm90_rcp, host_rcp), "");
 }
 
-TEST(QuickReciprocal, PlantedBugsDivisorsPastEitherEndOrAReciprocalOneUlpLowAreCaught) {
+TEST(QuickReciprocal, PlantedBugsDivisorsPastEitherEndOrInfOrAReciprocalOneUlpLowAreCaught) {
   for (const auto rcp : {sm90_rcp, host_rcp}) {
-    // Past 2^126 the reciprocal is under 2^-126 and flushes to zero.
-    EXPECT_NE(reciprocal_disagreement(0x7E800001u, 0x7E800001u, 1, rcp), "");
+    // Past 2^126 the reciprocal is under 2^-126 and flushes to zero; Inf's residual is Inf times 0.
+    EXPECT_NE(reciprocal_disagreement(0x7E800001u, 0x7E800001u, 1, Signs::kBoth, rcp), "");
+    EXPECT_NE(reciprocal_disagreement(0x7F800000u, 0x7F800000u, 1, Signs::kBoth, rcp), "");
   }
   // sm_90 flushes a subnormal divisor to zero, so its reciprocal is Inf (the host's is not).
-  EXPECT_NE(reciprocal_disagreement(0x00400000u, 0x00400000u, 1, sm90_rcp), "");
+  EXPECT_NE(reciprocal_disagreement(0x00400000u, 0x00400000u, 1, Signs::kBoth, sm90_rcp), "");
   const auto one_ulp_low = [](float x) { return from_bits(bits(1.0f / x) - 1u); };
-  EXPECT_NE(reciprocal_disagreement(bits(1.0f), bits(2.0f), 1, one_ulp_low), "");
+  EXPECT_NE(reciprocal_disagreement(bits(1.0f), bits(2.0f), 1, Signs::kBoth, one_ulp_low), "");
 }
 
 /// reciprocal_min_flt_max_quick(d) against min_flt_max(div_rn(1, d)) for d = lo .. hi (step), both

@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""A/B timing of kernel variants on one GPU, in one call: the working tree against copies of it with
+a variant's changes applied, each built with the same preset, their benchmark run in turn for
+several rounds, and one table of the fractions of copy each round printed (docs/design.md section 7
+describes the method).
+
+Why in turn: two runs of one binary on one GPU differ by up to a point of copy (clocks, the
+machine's other tenants), more than many changes are worth. Variants run alternately, round after
+round, in the same call, so a difference that holds in every round is the change's.
+
+  python3 tools/gpu/ab_bench.py [--variant NAME=PATH]... [--rounds 3] [--keep REGEX]
+                                [--preset gpu] [--jobs N] [--workdir DIR] [--log FILE]
+                                [--no-build] [--build-command CMD] -- BENCH [ARG...]
+
+  BENCH       a benchmark target of the build (quantize_bench, dequantize_bench, mxv_device_bench)
+              or a path relative to the build folder; ARG... are its options.
+  --variant   NAME=DIR: the files under DIR laid over a copy of the tree (same relative paths);
+              NAME=FILE.diff|FILE.patch: a unified diff (`git diff` output) applied to the copy.
+              The tree itself is always the first variant, "tree".
+  --keep      only result lines matching REGEX (Python syntax) enter the table.
+  --build-command
+              how a copy is built instead of `cmake --preset P && cmake --build --preset P --target
+              BENCH -j N`; run by the shell in the copy, with MXV_AB_TARGET set to BENCH.
+
+A result line is any line of the benchmark's output that ends in a fraction of copy: quantize_bench's
+`NAME  T ms  B GB/s  F% of copy` or dequantize_bench's table rows `... T B F%`. Its key is the text
+before the numbers. Exit status: 0 when every build and every run succeeded, 1 when one failed (the
+table still shows what ran), 2 on bad usage.
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+
+RESULT = re.compile(
+    r"^(?P<key>\S.*?)\s+(?P<ms>\d+\.\d+)(?: ms)?\s+(?P<gbs>\d+(?:\.\d+)?)(?: GB/s)?\s+(?P<pct>\d+(?:\.\d+)?)%(?: of copy)?\s*$")
+COPY = re.compile(r"^copy .*?->\s*(?P<gbs>\d+(?:\.\d+)?) GB/s")
+TOP_LEVEL_SKIPPED = {"build", ".git", ".gpu"}
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse_results(text, keep=None):
+    """The result lines of one benchmark output: (key, fraction of copy in %) in output order, and
+    the copy bandwidth line's GB/s (None when absent). A key printed twice gets " #2" etc."""
+    results = []
+    seen = {}
+    copy_gbs = None
+    for line in text.splitlines():
+        line = line.rstrip()
+        m = COPY.match(line.strip())
+        if m:
+            copy_gbs = float(m.group("gbs"))
+            continue
+        m = RESULT.match(line.strip())
+        if not m:
+            continue
+        key = re.sub(r"\s+", " ", m.group("key"))
+        if keep is not None and not keep.search(key):
+            continue
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 1:
+            key = f"{key} #{seen[key]}"
+        results.append((key, float(m.group("pct"))))
+    return results, copy_gbs
+
+
+def parse_variant(spec):
+    name, sep, path = spec.partition("=")
+    if not sep or not name or not path:
+        raise UsageError(f"--variant needs NAME=PATH, got '{spec}'")
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name == "tree":
+        raise UsageError(f"--variant name '{name}' must be letters, digits, '_', '-', '.' and not 'tree'")
+    if os.path.isdir(path):
+        return name, "overlay", os.path.abspath(path)
+    if os.path.isfile(path) and path.endswith((".diff", ".patch")):
+        return name, "diff", os.path.abspath(path)
+    raise UsageError(f"--variant {name}: '{path}' is neither a folder nor a .diff/.patch file")
+
+
+def copy_tree(src, dst):
+    """The source tree without its build outputs, its git folder and the GPU scratch folder."""
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    shutil.copytree(src, dst, symlinks=True,
+                    ignore=lambda d, names: [n for n in names
+                                             if (os.path.samefile(d, src) and n in TOP_LEVEL_SKIPPED) or n == "__pycache__"])
+
+
+def apply_variant(kind, path, dst):
+    if kind == "overlay":
+        shutil.copytree(path, dst, dirs_exist_ok=True, symlinks=True)
+        return None
+    # git apply works outside a repository too (as patch -p1 would), and refuses a diff that does
+    # not apply instead of leaving half of it.
+    r = subprocess.run(["git", "apply", "-p1", path], cwd=dst, capture_output=True, text=True)
+    return None if r.returncode == 0 else f"the diff does not apply: {r.stderr.strip()}"
+
+
+def build(root, preset, target, jobs, build_command, log):
+    env = dict(os.environ, MXV_AB_TARGET=target)
+    cmd = build_command or f"cmake --preset {preset} >/dev/null && cmake --build --preset {preset} --target {target} -j {jobs}"
+    r = subprocess.run(cmd, shell=True, cwd=root, capture_output=True, text=True, env=env)
+    log(f"## build {root}: {cmd} -> {r.returncode}\n{r.stdout[-4000:]}{r.stderr[-4000:]}")
+    return None if r.returncode == 0 else f"build failed ({r.returncode}): {(r.stderr or r.stdout).strip()[-600:]}"
+
+
+def bench_path(root, build_dir, bench):
+    direct = os.path.join(root, build_dir, bench)
+    if os.path.isfile(direct):
+        return direct
+    for sub in ("device", "tools", "reference", ""):
+        p = os.path.join(root, build_dir, sub, bench)
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def table(order, rounds_results, copies):
+    """The report: one row per result line, per variant its fractions in round order and their
+    median; the copy bandwidth each variant's runs measured."""
+    keys = []
+    for name in order:
+        for per_round in rounds_results[name]:
+            for key, _ in per_round:
+                if key not in keys:
+                    keys.append(key)
+    out = []
+    width = max([len(k) for k in keys] + [10])
+    out.append(f"{'result (% of copy)':<{width}}  " + "  ".join(f"{n:<24}" for n in order))
+    for key in keys:
+        cells = []
+        for name in order:
+            vals = [dict(r).get(key) for r in rounds_results[name]]
+            vals = [v for v in vals if v is not None]
+            cells.append("-" if not vals else f"{statistics.median(vals):.1f} ({', '.join(f'{v:.1f}' for v in vals)})")
+        out.append(f"{key:<{width}}  " + "  ".join(f"{c:<24}" for c in cells))
+    copy_cells = []
+    for name in order:
+        c = [x for x in copies[name] if x is not None]
+        copy_cells.append(f"{', '.join(f'{x:.0f}' for x in c)} GB/s" if c else "-")
+    out.append(f"{'copy (each run)':<{width}}  " + "  ".join(f"{c:<24}" for c in copy_cells))
+    return "\n".join(out)
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="ab_bench.py", usage="%(prog)s [options] -- BENCH [ARG...]", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=PATH")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--keep", metavar="REGEX")
+    p.add_argument("--preset", default="gpu")
+    p.add_argument("--build-dir", metavar="DIR", help="the preset's build folder (default build/PRESET)")
+    p.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2))
+    p.add_argument("--workdir", default="/tmp/mxv-ab", help="where the variants' copies are built")
+    p.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    p.add_argument("--log", metavar="FILE", help="every build's and run's whole output")
+    p.add_argument("--no-build", action="store_true", help="the tree's build is current; variants are still built")
+    p.add_argument("--build-command", metavar="CMD")
+    p.add_argument("bench", nargs=argparse.REMAINDER)
+    try:
+        a = p.parse_args(argv)
+    except SystemExit as e:
+        return 2 if e.code else 0
+    try:
+        bench_argv = a.bench[1:] if a.bench[:1] == ["--"] else a.bench
+        if not bench_argv:
+            raise UsageError("no benchmark given (after --)")
+        if not 1 <= a.rounds <= 50:
+            raise UsageError(f"--rounds must be in [1, 50], got {a.rounds}")
+        keep = re.compile(a.keep) if a.keep else None
+        variants = [parse_variant(v) for v in a.variant]
+        if len({v[0] for v in variants}) != len(variants):
+            raise UsageError("two variants share a name")
+    except (UsageError, re.error) as e:
+        print(f"ab_bench.py: {e}", file=sys.stderr)
+        return 2
+
+    root = os.path.abspath(a.root)
+    build_dir = a.build_dir or os.path.join("build", a.preset)
+    bench, bench_args = bench_argv[0], bench_argv[1:]
+    log_lock = threading.Lock()
+    log_file = open(a.log, "w") if a.log else None
+
+    def log(text):
+        if log_file:
+            with log_lock:
+                log_file.write(text.rstrip("\n") + "\n")
+                log_file.flush()
+
+    roots = {"tree": root}
+    failures = {}
+    os.makedirs(a.workdir, exist_ok=True)
+    for name, kind, path in variants:
+        dst = os.path.join(os.path.abspath(a.workdir), name)
+        copy_tree(root, dst)
+        why = apply_variant(kind, path, dst)
+        if why:
+            failures[name] = why
+        roots[name] = dst
+    order = ["tree"] + [v[0] for v in variants]
+    to_build = [n for n in order if n not in failures and not (n == "tree" and a.no_build)]
+    jobs = max(1, a.jobs // max(1, len(to_build)))
+    threads = []
+    for name in to_build:
+        def work(n=name):
+            why = build(roots[n], a.preset, os.path.basename(bench), jobs, a.build_command, log)
+            if why:
+                failures[n] = why
+        t = threading.Thread(target=work)
+        t.start()
+        threads.append(t)
+    for t in threads:
+        t.join()
+    for name in order:
+        if name not in failures and bench_path(roots[name], build_dir, bench) is None:
+            failures[name] = f"no benchmark '{bench}' under {os.path.join(roots[name], build_dir)}"
+    for name, why in failures.items():
+        print(f"ab_bench.py: {name}: {why}", file=sys.stderr)
+
+    running = [n for n in order if n not in failures]
+    results = {n: [] for n in running}
+    copies = {n: [] for n in running}
+    print(f"{a.rounds} rounds of `{' '.join(bench_argv)}`, variants in turn: {', '.join(running)}", flush=True)
+    for r in range(1, a.rounds + 1):
+        for name in running:
+            exe = bench_path(roots[name], build_dir, bench)
+            try:
+                proc = subprocess.run([exe] + bench_args, cwd=roots[name], capture_output=True, text=True)
+            except OSError as e:  # not a program this machine runs
+                proc = subprocess.CompletedProcess([exe], 126, "", f"cannot run {exe}: {e.strerror}")
+            log(f"## round {r} {name}: {exe} {' '.join(bench_args)} -> {proc.returncode}\n{proc.stdout}{proc.stderr}")
+            found, copy_gbs = parse_results(proc.stdout, keep)
+            results[name].append(found)
+            copies[name].append(copy_gbs)
+            if proc.returncode != 0:
+                failures[f"{name} round {r}"] = f"exit status {proc.returncode}"
+                print(f"ab_bench.py: {name}, round {r}: the benchmark exited with {proc.returncode}: "
+                      f"{proc.stderr.strip()[-300:]}", file=sys.stderr)
+            print(f"round {r} {name}: {len(found)} results", flush=True)
+    if running:
+        print(table(running, results, copies))
+    if log_file:
+        log_file.close()
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

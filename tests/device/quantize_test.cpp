@@ -27,6 +27,7 @@
 #include "mxv/fuzz/values.h"
 #include "block_quantize_checks.h"
 #include "case_backend_test.h"
+#include "coalescing_sites.h"
 #include "expect_rejected.h"
 #include "mxv/check/check.h"
 #include "mxv/check/gtest.h"
@@ -585,29 +586,6 @@ TEST(QuantizePlan, GateAndGeometry) {
 namespace mxv::device {
 namespace {
 
-/// One line per access site of a coalescing report (the failure message of the tests below).
-std::string describe_sites(const emu::CoalescingReport& r) {
-  std::string sites;
-  for (const auto& site : r.sites) {
-    sites += site.site + " " + std::string(emu::to_string(site.kind)) + " eff " +
-             std::to_string(site.figures.efficiency()) + " sectors/req " + std::to_string(site.figures.sectors_per_request()) +
-             " lanes " + std::to_string(site.figures.lane_accesses) + " requests " + std::to_string(site.figures.requests) + "\n";
-  }
-  return sites;
-}
-
-/// How many access sites of `r` have this shape: every request from `lanes` lanes, touching
-/// `sectors` sectors and using `efficiency` of their bytes.
-int count_sites(const emu::CoalescingReport& r, emu::AccessKind kind, std::uint64_t lanes, double sectors,
-                double efficiency) {
-  int n = 0;
-  for (const auto& site : r.sites) {
-    n += site.kind == kind && site.figures.lane_accesses == site.figures.requests * lanes &&
-         site.figures.sectors_per_request() == sectors && site.figures.efficiency() == efficiency;
-  }
-  return n;
-}
-
 /// The emulator's coalescing report of one vector-variant quantize of rows x cols fp32 inputs.
 emu::CoalescingReport quantize_coalescing(const Recipe& recipe, std::int64_t rows, std::int64_t cols,
                                           std::uint64_t seed, ScaleLayout layout = ScaleLayout::kLinear) {
@@ -628,23 +606,23 @@ emu::CoalescingReport quantize_coalescing(const Recipe& recipe, std::int64_t row
 }
 
 // Coalescing of the vector variant on the emulator. One thread owns one block, so the lanes of a
-// warp load adjacent blocks: a 16-byte load request of 32 lanes touches 32 sectors (lane stride 64
-// bytes for fp32 NVFP4) and uses half of each; the thread's next load uses the other half of the
+// warp load adjacent blocks: a 16-byte load request of 32 lanes touches 32 sectors in 16 lines (lane
+// stride 64 bytes for fp32 NVFP4) and uses half of each; the thread's next load uses the other half of the
 // same sectors, which the GPU serves from L1 (DRAM reads each byte once: the quantize figures
 // and their ncu counters in BENCHMARKS.md). So the figure pinned here is exactly 0.5 with 32 sectors per
 // request: a mapping where lanes stop being adjacent blocks (more sectors per request, lower
 // efficiency) or a kernel that reloads data fails it. The packed codes are one 8-byte store per
-// thread, so a warp writes 256 contiguous bytes (8 whole sectors; two 4-byte stores wrote each
+// thread, so a warp writes 256 contiguous bytes (8 whole sectors, 2 lines; two 4-byte stores wrote each
 // sector half at a time, twice the sector writes) and the scale bytes of a warp are 32 contiguous
 // bytes (one sector, fully used). K = 1024 fp32 and 4 rows give 256 blocks: one launch block of
 // 256 threads, every warp full.
 TEST(QuantizeCoalescing, emulated_VectorVariantLanesLoadAdjacentBlocks) {
   const emu::CoalescingReport r = quantize_coalescing(Recipe::nvfp4_te(), 4, 1024, 3);
-  SCOPED_TRACE(describe_sites(r));
+  SCOPED_TRACE(r.to_string());
   // One load statement in the source, issued kVecs times per thread; one code store.
-  EXPECT_EQ(count_sites(r, emu::AccessKind::kLoad, 32, 32.0, 0.5), 1);
-  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 8.0, 1.0), 1);
-  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 1.0, 1.0), 1);
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kLoad, 32, 32.0, 16.0, 0.5}), 1);
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kStore, 32, 8.0, 2.0, 1.0}), 1);
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kStore, 32, 1.0, 1.0, 1.0}), 1);
 }
 
 // With swizzled 128x4 scales the slot walk follows the scale buffer's memory order
@@ -652,14 +630,15 @@ TEST(QuantizeCoalescing, emulated_VectorVariantLanesLoadAdjacentBlocks) {
 // layout. Walking the slots row by row put them 16 bytes apart, 2 rows to a sector: 4 sectors a
 // request, a quarter of each used. A warp's lanes now hold 4 consecutive blocks of 8 rows each
 // (rows r, r + 32, r + 64, r + 96, r + 1, ...), so the loads keep their figures (each lane's first
-// vector is half of its sectors) and the codes of 4 lanes fill one sector. 128 rows x K = 64 fp32
+// vector is half of its sectors) and the codes of 4 lanes fill one sector (rows r and r + 1 share a
+// line: 4 lines). 128 rows x K = 64 fp32
 // give 512 slots: one launch block, two steps, every warp full.
 TEST(QuantizeCoalescing, emulated_SwizzledScalesAreWrittenInMemoryOrder) {
   const emu::CoalescingReport r = quantize_coalescing(Recipe::nvfp4_te(), 128, 64, 7, ScaleLayout::kSwizzled128x4);
-  SCOPED_TRACE(describe_sites(r));
-  EXPECT_EQ(count_sites(r, emu::AccessKind::kLoad, 32, 32.0, 0.5), 1);
-  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 8.0, 1.0), 1);
-  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 1.0, 1.0), 1);
+  SCOPED_TRACE(r.to_string());
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kLoad, 32, 32.0, 16.0, 0.5}), 1);
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kStore, 32, 8.0, 4.0, 1.0}), 1);
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kStore, 32, 1.0, 1.0, 1.0}), 1);
 }
 
 // MX with fp32 input splits each 128-byte block between a lane pair (quantize_lanes_per_block):
@@ -672,10 +651,10 @@ TEST(QuantizeCoalescing, emulated_SwizzledScalesAreWrittenInMemoryOrder) {
 // K = 1024 fp32 and 4 rows give 128 blocks: 256 lanes, one launch block, every warp full.
 TEST(QuantizeCoalescing, emulated_MxFp32LanePairsSplitEachBlock) {
   const emu::CoalescingReport r = quantize_coalescing(Recipe::by_name("mxfp4_nvidia"), 4, 1024, 5);
-  SCOPED_TRACE(describe_sites(r));
-  EXPECT_EQ(count_sites(r, emu::AccessKind::kLoad, 32, 32.0, 0.5), 1);
-  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 32, 8.0, 1.0), 1);
-  EXPECT_EQ(count_sites(r, emu::AccessKind::kStore, 16, 1.0, 0.5), 1);
+  SCOPED_TRACE(r.to_string());
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kLoad, 32, 32.0, 16.0, 0.5}), 1);
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kStore, 32, 8.0, 2.0, 1.0}), 1);
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kStore, 16, 1.0, 1.0, 0.5}), 1);
   EXPECT_EQ(r.sites.size(), 3u);  // nothing else: MX reads no tensor amax
 }
 

@@ -30,6 +30,7 @@
 #include "mxv/fuzz/values.h"
 #include "block_quantize_checks.h"
 #include "case_backend_test.h"
+#include "coalescing_sites.h"
 #include "expect_rejected.h"
 #include "mxv/check/check.h"
 #include "mxv/check/gtest.h"
@@ -574,6 +575,70 @@ TEST(SwigluQuantizePlantedBug, emulated_IntermediateMismatchIsReported) {
   ASSERT_NE(wrong.elements, right.elements) << "pick data where fp32 and bf16 intermediates differ";
   const check::Report r = check::compare(check::OutputSpec::packed_e2m1("elements", rows, inter), wrong.elements, got);
   EXPECT_FALSE(r.ok()) << r;
+}
+
+}  // namespace
+}  // namespace mxv::device
+
+namespace mxv::device {
+namespace {
+
+/// The emulator's coalescing report of one fused launch on rows x 2I inputs of `type` (values in
+/// [-4, 4), inside the gate table, so every slot takes the table path with bf16 input).
+emu::CoalescingReport fused_coalescing(WideType type, GateUpLayout layout, std::int64_t rows, std::int64_t inter) {
+  emu::EmulatedBackend be;
+  std::vector<float> gu(static_cast<std::size_t>(rows * 2 * inter));
+  for (std::size_t i = 0; i < gu.size(); ++i) gu[i] = static_cast<float>(static_cast<int>(i * 37u % 64u) - 32) / 8.0f + 0.0625f;
+  SwigluQuantizeProblem prob;
+  prob.input_type = type;
+  prob.rows = rows;
+  prob.inter = inter;
+  prob.layout = layout;
+  prob.tensor_amax = 4.0f;
+  const SwigluQuantizePlan plan = plan_swiglu_quantize(prob);
+  const std::vector<std::uint8_t> bytes = narrow_from_fp32(type, gu);
+  DeviceBuffer input = be.alloc_upload(std::span<const std::uint8_t>(bytes), "gate_up");
+  SwigluQuantizeBuffers out = alloc_swiglu_quantize_buffers(be, plan);
+  run_swiglu_quantize(be, plan, input, out);
+  return be.coalescing("swiglu_quantize_fused");
+}
+
+// The fused kernel's input loads on the emulator, per gate/up placement: one thread per slot with
+// bf16 input, a lane pair with fp32 (the file comment of kernels/swiglu_quantize.h), slots in the
+// scale buffer's memory order, so a warp holds 4 consecutive slots of 8 rows. Every load request
+// touches 32 sectors and uses half of each (the lane's next load uses the other half, from L1), in
+// both placements. They differ in lines: a slot's interleaved(8) inputs are one contiguous run
+// (64 bytes bf16, 128 bytes fp32 per lane pair), so a request meets 16 lines of 128 bytes; with
+// halves a slot's gates are half that run and the 4 slots of a row share their gate line (and
+// their up line), 8 lines a request. On the H200 interleaved(8) runs about 1.5 points of copy
+// under halves with either input type while its sm_90 slot loop has a few instructions fewer
+// (BENCHMARKS.md, "interleaved(8) against halves"). The codes: 4 lanes of a row write its 32
+// (bf16) or 16 (fp32 pairs) bytes of codes, one line per row; the scale bytes of a warp are one
+// sector (a pair's second lane stores none). 128 rows x I = 256 give 2,048 slots: two launch
+// blocks whose 512 threads (256 lane pairs with fp32) step through whole 512-byte scale atoms.
+void expect_fused_coalescing(WideType type, GateUpLayout layout, int load_sites, double load_lines,
+                             test::SiteShape codes, std::uint64_t scale_lanes) {
+  const emu::CoalescingReport r = fused_coalescing(type, layout, 128, 256);
+  SCOPED_TRACE(r.to_string());
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kLoad, 32, 32.0, load_lines, 0.5}), load_sites);
+  EXPECT_EQ(test::count_sites(r, codes), 1);
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kStore, scale_lanes, 1.0, 1.0, static_cast<double>(scale_lanes) / 32.0}), 1);
+  // and the tensor amax, read by every lane, and s_dec, written once: nothing else
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kLoad, 32, 1.0, 1.0, 4.0}), 1);
+  EXPECT_EQ(test::count_sites(r, {emu::AccessKind::kStore, 1, 1.0, 1.0, 0.125}), 1);
+  EXPECT_EQ(r.sites.size(), static_cast<std::size_t>(load_sites) + 4u);
+}
+
+TEST(SwigluQuantizeCoalescing, emulated_Bf16LoadsMeetTwiceTheLinesInterleaved) {
+  const test::SiteShape codes{emu::AccessKind::kStore, 32, 8.0, 8.0, 1.0};  // 8 bytes a lane
+  expect_fused_coalescing(WideType::kBf16, GateUpLayout::halves(), 4, 8.0, codes, 32);  // gates, ups, gates, ups
+  expect_fused_coalescing(WideType::kBf16, GateUpLayout::interleaved(8), 1, 16.0, codes, 32);  // one load in a loop
+}
+
+TEST(SwigluQuantizeCoalescing, emulated_Fp32LanePairsMeetTwiceTheLinesInterleaved) {
+  const test::SiteShape codes{emu::AccessKind::kStore, 32, 4.0, 4.0, 1.0};  // 4 bytes a lane
+  expect_fused_coalescing(WideType::kFp32, GateUpLayout::halves(), 1, 8.0, codes, 16);
+  expect_fused_coalescing(WideType::kFp32, GateUpLayout::interleaved(8), 1, 16.0, codes, 16);
 }
 
 }  // namespace

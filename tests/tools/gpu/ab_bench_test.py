@@ -3,7 +3,6 @@
 whole runs on a scratch tree whose "benchmark" is a shell script printing the fraction a file of
 its tree holds, so each variant's figure is known in advance. Plain Python 3 (unittest)."""
 import contextlib
-import importlib.util
 import io
 import os
 import subprocess
@@ -12,11 +11,10 @@ import tempfile
 import textwrap
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-TOOL = os.path.join(HERE, "..", "..", "..", "tools", "gpu", "ab_bench.py")
-spec = importlib.util.spec_from_file_location("ab_bench", TOOL)
-ab_bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(ab_bench)
+import tool_module
+
+TOOL = tool_module.path("ab_bench")
+ab_bench = tool_module.load("ab_bench")
 
 # Lines as device/bench/quantize_bench.cu and dequantize_bench.cu print them.
 QUANTIZE_OUT = textwrap.dedent("""\

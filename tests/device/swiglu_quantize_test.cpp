@@ -122,6 +122,11 @@ std::vector<Case> cases() {
           add("rows3_i48", 3, 48, ScaleLayout::kLinear);  // I = 64 - 16
           add("rows5_i80_specials", 5, 80, swz, {}, true);  // I = 64 + 16, NaN / Inf inputs
           add("rows2_i400", 2, 400, swz);              // 25 blocks: scale columns padded 25 -> 28
+          // Scale columns a multiple of 4 (I % 64 == 0, as in production shapes): no padding
+          // column, so a warp's lanes hold whole groups of 4 slots of one row; 130 rows leave 126
+          // padding rows in the second 128-row tile.
+          add("rows130_i128_specials", 130, 128, swz, {}, true);
+          add("rows3_i64", 3, 64, ScaleLayout::kLinear);
           add("mx_rows3_i64", 3, 64, swz, {}, false, false, "mxfp4_nvidia");  // MX: 4 lanes per block
           add("large_2048x2048", 2048, 2048, swz, {}, false, true);  // GPU only
           if (li == 0 && t == WideType::kBf16 && a == Activation::kSilu && im == Intermediate::kBf16) {
@@ -199,19 +204,21 @@ std::vector<Case> cases() {
     }
   }
   // Grouped rows around one 128-row tile (one layout per input type: the row mapping is shared, the
-  // loads differ).
-  for (const WideType t : {WideType::kBf16, WideType::kFp32}) {
-    for (const Intermediate im : {Intermediate::kFp32, Intermediate::kBf16}) {
-      Case c;
-      c.name = std::string("grouped_1_127_128_129_il8_") + (t == WideType::kBf16 ? "bf16" : "f32") +
-               (im == Intermediate::kFp32 ? "_i32" : "_ibf16");
-      c.type = t;
-      c.layout = GateUpLayout::interleaved(8);
-      c.inter_precision = im;
-      c.rows = 385;
-      c.inter = 32;
-      c.groups = {1, 127, 128, 129};
-      out.push_back(c);
+  // loads differ), with 2 scale columns (padded to 4) and with 4.
+  for (const std::int64_t inter : {32, 64}) {
+    for (const WideType t : {WideType::kBf16, WideType::kFp32}) {
+      for (const Intermediate im : {Intermediate::kFp32, Intermediate::kBf16}) {
+        Case c;
+        c.name = std::string("grouped_1_127_128_129_il8_") + (t == WideType::kBf16 ? "bf16" : "f32") +
+                 (im == Intermediate::kFp32 ? "_i32" : "_ibf16") + (inter == 64 ? "_inter64" : "");
+        c.type = t;
+        c.layout = GateUpLayout::interleaved(8);
+        c.inter_precision = im;
+        c.rows = 385;
+        c.inter = inter;
+        c.groups = {1, 127, 128, 129};
+        out.push_back(c);
+      }
     }
   }
   return out;

@@ -239,8 +239,14 @@ bool BlockRun::resolve_complete_collectives() {
                    (c.op == CollectiveOp::kSyncwarp ||
                     (o.coll.site == c.site && o.coll.width == c.width));
       }
+      // An incomplete group marks only this lane: another lane of it may wait at a collective of
+      // its own, with another mask, that can complete (lanes 0, 2 at one shuffle while 2, 3 finish
+      // another first is legal CUDA, and marking 2 here hid it and reported a false deadlock).
+      if (!complete) {
+        handled |= 1u << l;
+        continue;
+      }
       handled |= group;
-      if (!complete) continue;
       complete_collective(w, c.mask, existing);
       released = true;
     }

@@ -182,6 +182,42 @@ TEST(Scheduler, HalfWarpMasksResolveIndependently) {
   EXPECT_TRUE(emu.findings().empty()) << emu.findings_report();
 }
 
+TEST(Scheduler, OverlappingMasksResolveInAnyOrder) {
+  // Each lane shuffles with lane ^ 2 (mask: the two lanes), then with lane ^ 1; lanes 2 and 3 of
+  // every 4 shuffle with lane ^ 1 once more before the next round. So lanes 0 and 2 of a group can
+  // wait at the next round's first shuffle while 2 and 3 still owe each other the extra one: legal
+  // CUDA, which the scheduler must complete in that order rather than report as a deadlock.
+  std::vector<std::uint32_t> expect(32);
+  std::iota(expect.begin(), expect.end(), 0u);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::uint32_t> v = expect;
+    for (unsigned l = 0; l < 32; ++l) expect[l] = v[l] + v[l ^ 2u];
+    v = expect;
+    for (unsigned l = 0; l < 32; ++l) expect[l] = v[l] + v[l ^ 1u];
+    v = expect;
+    for (unsigned l = 0; l < 32; ++l) expect[l] = (l & 2u) != 0u ? v[l] + v[l ^ 1u] : v[l];
+  }
+  for (const Schedule order : {Schedule::kForward, Schedule::kReversed, Schedule::kShuffled}) {
+    Emulator emu;
+    LaunchOptions options;
+    options.schedule = order;
+    options.seed = 7;
+    std::vector<std::uint32_t> got(32, 0xDEADu);
+    emu.launch("overlapping_masks", {1, 1, 1}, {32, 1, 1}, 0, [&](EmuCtx& c) {
+      const unsigned l = c.lane();
+      std::uint32_t v = l;
+      for (int round = 0; round < 2; ++round) {
+        v += c.shfl_xor(5u << (l & 29u), v, 2);
+        v += c.shfl_xor(3u << (l & 30u), v, 1);
+        if ((l & 2u) != 0u) v += c.shfl_xor(3u << (l & 30u), v, 1);
+      }
+      got[l] = v;
+    }, options);
+    for (unsigned l = 0; l < 32; ++l) EXPECT_EQ(got[l], expect[l]) << "lane " << l;
+    EXPECT_TRUE(emu.findings().empty()) << emu.findings_report();
+  }
+}
+
 TEST(Scheduler, AmaxReducedWithShflXorAcross16Lanes) {
   // Each 16-lane group (one NVFP4 block of 16 values, one value per lane) reduces |x| to its
   // maximum with four xor steps; every lane ends with its group's amax.

@@ -10,7 +10,8 @@ round, in the same call, so a difference that holds in every round is the change
 
   python3 tools/gpu/ab_bench.py [--variant NAME=PATH]... [--rounds 3] [--keep REGEX]
                                 [--preset gpu] [--jobs N] [--workdir DIR] [--log FILE]
-                                [--no-build] [--build-command CMD] -- BENCH [ARG...]
+                                [--no-build] [--build-only] [--reuse] [--build-command CMD]
+                                -- BENCH [ARG...]
 
   BENCH       a benchmark target of the build (quantize_bench, dequantize_bench, mxv_device_bench)
               or a path relative to the build folder; ARG... are its options.
@@ -18,6 +19,9 @@ round, in the same call, so a difference that holds in every round is the change
               NAME=FILE.diff|FILE.patch: a unified diff (`git diff` output) applied to the copy.
               The tree itself is always the first variant, "tree".
   --keep      only result lines matching REGEX (Python syntax) enter the table.
+  --build-only
+              build the copies and stop; a later call with --reuse runs them without rebuilding
+              (each copy keeps a stamp of the tree and variant it was made from).
   --build-command
               how a copy is built instead of `cmake --preset P && cmake --build --preset P --target
               BENCH -j N`; run by the shell in the copy, with MXV_AB_TARGET set to BENCH.
@@ -28,6 +32,7 @@ before the numbers. Exit status: 0 when every build and every run succeeded, 1 w
 table still shows what ran), 2 on bad usage.
 """
 import argparse
+import hashlib
 import os
 import re
 import shutil
@@ -91,6 +96,42 @@ def copy_tree(src, dst):
     shutil.copytree(src, dst, symlinks=True,
                     ignore=lambda d, names: [n for n in names
                                              if (os.path.samefile(d, src) and n in TOP_LEVEL_SKIPPED) or n == "__pycache__"])
+
+
+STAMP = ".ab_bench_variant"
+
+
+def variant_stamp(root, kind, path):
+    """What a copy was made from: the tree's tracked and untracked files' contents and the variant's,
+    hashed, so --reuse never runs a copy that no longer matches them."""
+    h = hashlib.sha256()
+    for base, rel_root in ((root, ""), (path, "variant/")):
+        if os.path.isfile(base):
+            with open(base, "rb") as f:
+                h.update(rel_root.encode() + f.read())
+            continue
+        for d, dirs, files in os.walk(base):
+            rel = os.path.relpath(d, base)
+            dirs[:] = sorted(x for x in dirs if not (rel == "." and x in TOP_LEVEL_SKIPPED) and x != "__pycache__")
+            for name in sorted(files):
+                full = os.path.join(d, name)
+                if os.path.isfile(full) and not os.path.islink(full):
+                    with open(full, "rb") as f:
+                        h.update((rel_root + os.path.join(rel, name)).encode() + b"\0" + f.read())
+    return f"{kind} {h.hexdigest()}"
+
+
+def read_stamp(dst):
+    try:
+        with open(os.path.join(dst, STAMP)) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def write_stamp(dst, stamp):
+    with open(os.path.join(dst, STAMP), "w") as f:
+        f.write(stamp + "\n")
 
 
 def apply_variant(kind, path, dst):
@@ -163,6 +204,9 @@ def main(argv):
     p.add_argument("--log", metavar="FILE", help="every build's and run's whole output")
     p.add_argument("--no-build", action="store_true", help="the tree's build is current; variants are still built")
     p.add_argument("--build-command", metavar="CMD")
+    p.add_argument("--build-only", action="store_true", help="build the copies and stop (no runs)")
+    p.add_argument("--reuse", action="store_true",
+                   help="keep a variant's copy (and its build) when the tree and the variant are unchanged since it was made")
     p.add_argument("bench", nargs=argparse.REMAINDER)
     try:
         a = p.parse_args(argv)
@@ -199,11 +243,17 @@ def main(argv):
     os.makedirs(a.workdir, exist_ok=True)
     for name, kind, path in variants:
         dst = os.path.join(os.path.abspath(a.workdir), name)
+        roots[name] = dst
+        stamp = variant_stamp(root, kind, path)
+        if a.reuse and read_stamp(dst) == stamp:
+            log(f"## {name}: reusing {dst} (same tree and variant)")
+            continue
         copy_tree(root, dst)
         why = apply_variant(kind, path, dst)
         if why:
             failures[name] = why
-        roots[name] = dst
+        else:
+            write_stamp(dst, stamp)
     order = ["tree"] + [v[0] for v in variants]
     to_build = [n for n in order if n not in failures and not (n == "tree" and a.no_build)]
     jobs = max(1, a.jobs // max(1, len(to_build)))
@@ -223,6 +273,11 @@ def main(argv):
             failures[name] = f"no benchmark '{bench}' under {os.path.join(roots[name], build_dir)}"
     for name, why in failures.items():
         print(f"ab_bench.py: {name}: {why}", file=sys.stderr)
+    if a.build_only:
+        print(f"built: {', '.join(n for n in order if n not in failures) or 'none'}")
+        if log_file:
+            log_file.close()
+        return 1 if failures else 0
 
     running = [n for n in order if n not in failures]
     results = {n: [] for n in running}

@@ -150,6 +150,28 @@ class RunTest(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("build failed (7)", err)
 
+    def test_build_only_then_reuse_keeps_a_copy_until_tree_or_variant_change(self):
+        overlay = os.path.join(self.dir.name, "overlay")
+        self.write(overlay, "frac.txt", "80.5\n")
+        code, out, err = self.run_tool("--variant", f"over={overlay}", "--build-only")
+        self.assertEqual(code, 0, err)
+        self.assertIn("built: tree, over", out)
+        self.assertNotIn("round 1", out)  # nothing ran
+        copy = os.path.join(self.dir.name, "work", "over")
+        sentinel = self.write(copy, "sentinel.txt", "kept\n")
+        code, out, err = self.run_tool("--variant", f"over={overlay}", "--reuse")
+        self.assertEqual(code, 0, err)
+        self.assertTrue(os.path.exists(sentinel))  # same tree, same variant: the copy stays
+        self.assertIn("80.5 (80.5, 80.5)", out)
+        self.write(overlay, "frac.txt", "81.0\n")  # the variant changed: a fresh copy
+        code, out, _ = self.run_tool("--variant", f"over={overlay}", "--reuse")
+        self.assertFalse(os.path.exists(sentinel))
+        self.assertIn("81.0 (81.0, 81.0)", out)
+        self.write(copy, "sentinel.txt", "kept\n")
+        self.write(self.tree, "src/kernel.h", "int x = 2;\n")  # the tree changed: a fresh copy
+        self.run_tool("--variant", f"over={overlay}", "--reuse")
+        self.assertFalse(os.path.exists(sentinel))
+
     def test_usage_errors(self):
         self.assertEqual(self.run_tool("--variant", "novalue")[0], 2)
         self.assertEqual(self.run_tool("--variant", "tree=" + self.tree)[0], 2)

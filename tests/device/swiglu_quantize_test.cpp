@@ -621,8 +621,9 @@ emu::CoalescingReport fused_coalescing(WideType type, GateUpLayout layout, std::
 // under halves with either input type while its sm_90 slot loop has a few instructions fewer
 // (BENCHMARKS.md, "interleaved(8) against halves"). The codes: 4 lanes of a row write its 32
 // (bf16) or 16 (fp32 pairs) bytes of codes, one line per row; the scale bytes of a warp are one
-// sector (a pair's second lane stores none). 128 rows x I = 256 give 2,048 slots: two launch
-// blocks whose 512 threads (256 lane pairs with fp32) step through whole 512-byte scale atoms.
+// sector (a pair's second lane stores none). 128 rows x I = 256 give 2,048 slots, 4 per thread or
+// lane pair: 2 launch blocks with bf16 input, 4 with fp32, whose 512 threads or pairs step through
+// whole 512-byte scale atoms.
 void expect_fused_coalescing(WideType type, GateUpLayout layout, int load_sites, double load_lines,
                              test::SiteShape codes, std::uint64_t scale_lanes) {
   const emu::CoalescingReport r = fused_coalescing(type, layout, 128, 256);

@@ -134,14 +134,29 @@ def write_stamp(dst, stamp):
         f.write(stamp + "\n")
 
 
-def apply_variant(kind, path, dst):
+def diff_commands(path, tool):
+    """The commands that apply a unified diff in the current folder, all-or-nothing: `git apply`
+    (which works outside a repository and refuses a diff that does not apply whole), or where git
+    is missing `patch`, first as a dry run so that a failing diff leaves nothing behind."""
+    if tool == "git":
+        return [["git", "apply", "-p1", path]]
+    return [["patch", "-p1", "--forward", "--batch", "--dry-run", "-i", path],
+            ["patch", "-p1", "--forward", "--batch", "--quiet", "-i", path]]
+
+
+def apply_variant(kind, path, dst, tool=None):
     if kind == "overlay":
         shutil.copytree(path, dst, dirs_exist_ok=True, symlinks=True)
         return None
-    # git apply works outside a repository too (as patch -p1 would), and refuses a diff that does
-    # not apply instead of leaving half of it.
-    r = subprocess.run(["git", "apply", "-p1", path], cwd=dst, capture_output=True, text=True)
-    return None if r.returncode == 0 else f"the diff does not apply: {r.stderr.strip()}"
+    tool = tool or ("git" if shutil.which("git") else "patch")
+    for cmd in diff_commands(path, tool):
+        try:
+            r = subprocess.run(cmd, cwd=dst, capture_output=True, text=True)
+        except OSError as e:
+            return f"cannot run {cmd[0]} to apply the diff: {e.strerror}"
+        if r.returncode != 0:
+            return f"the diff does not apply ({cmd[0]}): {(r.stderr or r.stdout).strip()}"
+    return None
 
 
 def build(root, preset, target, jobs, build_command, log):

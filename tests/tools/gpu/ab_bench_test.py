@@ -5,6 +5,7 @@ its tree holds, so each variant's figure is known in advance. Plain Python 3 (un
 import contextlib
 import io
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -133,6 +134,25 @@ class RunTest(unittest.TestCase):
         self.assertIn("bad: the diff does not apply", err)
         self.assertIn("78.0 (78.0, 78.0)", out)  # the tree still ran
         self.assertNotIn("bad", out.splitlines()[-1])
+
+    def test_diffs_apply_whole_or_not_at_all_with_git_or_patch(self):
+        good = self.write(self.dir.name, "good.diff", "--- a/frac.txt\n+++ b/frac.txt\n@@ -1 +1 @@\n-78.0\n+79.0\n")
+        # the second file's hunk does not apply: nothing of the diff may land
+        bad = self.write(self.dir.name, "bad.diff", "--- a/frac.txt\n+++ b/frac.txt\n@@ -1 +1 @@\n-78.0\n+79.0\n"
+                                                     "--- a/src/kernel.h\n+++ b/src/kernel.h\n@@ -1 +1 @@\n-int x = 9;\n+int x = 3;\n")
+        tools = [t for t in ("git", "patch") if shutil.which(t)]  # each one this machine has
+        self.assertIn("git", tools)
+        for tool in tools:
+            copy = os.path.join(self.dir.name, "copy_" + tool)
+            ab_bench.copy_tree(self.tree, copy)
+            self.assertIsNone(ab_bench.apply_variant("diff", good, copy, tool))
+            with open(os.path.join(copy, "frac.txt")) as f:
+                self.assertEqual(f.read(), "79.0\n", tool)
+            ab_bench.copy_tree(self.tree, copy)
+            why = ab_bench.apply_variant("diff", bad, copy, tool)
+            self.assertIn("the diff does not apply", why or "", tool)
+            with open(os.path.join(copy, "frac.txt")) as f:
+                self.assertEqual(f.read(), "78.0\n", tool)  # the first hunk did not land either
 
     def test_a_failing_build_or_benchmark_fails_the_call(self):
         broken = os.path.join(self.dir.name, "broken")

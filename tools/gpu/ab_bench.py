@@ -47,6 +47,12 @@ COPY = re.compile(r"^copy .*?->\s*(?P<gbs>\d+(?:\.\d+)?) GB/s")
 TOP_LEVEL_SKIPPED = {"build", ".git", ".gpu"}
 
 
+def skipped(at_top, name):
+    """What a copy of the tree leaves out (and its stamp does not hash): the build outputs, the git
+    folder and the GPU scratch folder at the top, Python's caches anywhere."""
+    return (at_top and name in TOP_LEVEL_SKIPPED) or name == "__pycache__"
+
+
 class UsageError(Exception):
     pass
 
@@ -58,12 +64,12 @@ def parse_results(text, keep=None):
     seen = {}
     copy_gbs = None
     for line in text.splitlines():
-        line = line.rstrip()
-        m = COPY.match(line.strip())
+        line = line.strip()
+        m = COPY.match(line)
         if m:
             copy_gbs = float(m.group("gbs"))
             continue
-        m = RESULT.match(line.strip())
+        m = RESULT.match(line)
         if not m:
             continue
         key = re.sub(r"\s+", " ", m.group("key"))
@@ -94,16 +100,15 @@ def copy_tree(src, dst):
     if os.path.exists(dst):
         shutil.rmtree(dst)
     shutil.copytree(src, dst, symlinks=True,
-                    ignore=lambda d, names: [n for n in names
-                                             if (os.path.samefile(d, src) and n in TOP_LEVEL_SKIPPED) or n == "__pycache__"])
+                    ignore=lambda d, names: [n for n in names if skipped(os.path.samefile(d, src), n)])
 
 
 STAMP = ".ab_bench_variant"
 
 
 def variant_stamp(root, kind, path):
-    """What a copy was made from: the tree's tracked and untracked files' contents and the variant's,
-    hashed, so --reuse never runs a copy that no longer matches them."""
+    """What a copy was made from: the contents of the tree's files that copy_tree copies and of the
+    variant's, hashed, so --reuse never runs a copy that no longer matches them."""
     h = hashlib.sha256()
     for base, rel_root in ((root, ""), (path, "variant/")):
         if os.path.isfile(base):
@@ -112,7 +117,7 @@ def variant_stamp(root, kind, path):
             continue
         for d, dirs, files in os.walk(base):
             rel = os.path.relpath(d, base)
-            dirs[:] = sorted(x for x in dirs if not (rel == "." and x in TOP_LEVEL_SKIPPED) and x != "__pycache__")
+            dirs[:] = sorted(x for x in dirs if not skipped(rel == ".", x))
             for name in sorted(files):
                 full = os.path.join(d, name)
                 if os.path.isfile(full) and not os.path.islink(full):
@@ -171,7 +176,7 @@ def bench_path(root, build_dir, bench):
     direct = os.path.join(root, build_dir, bench)
     if os.path.isfile(direct):
         return direct
-    for sub in ("device", "tools", "reference", ""):
+    for sub in ("device", "tools", "reference"):
         p = os.path.join(root, build_dir, sub, bench)
         if os.path.isfile(p) and os.access(p, os.X_OK):
             return p

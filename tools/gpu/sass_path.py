@@ -30,7 +30,8 @@ import subprocess
 import sys
 
 LINE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
-BRANCH = re.compile(r"^(?P<pred>@!?U?P[T0-9]+\s+)?BRA(?P<mods>\.[A-Z.]+)?\s+(?:\w+\s*,\s*)?(?P<target>0x[0-9a-f]+)")
+PREDICATE = r"@!?U?P[T0-9]+\s+"  # the guard an instruction may carry: @P0, @!UP1, @PT
+BRANCH = re.compile(r"^(?P<pred>" + PREDICATE + r")?BRA(?P<mods>\.[A-Z.]+)?\s+(?:\w+\s*,\s*)?(?P<target>0x[0-9a-f]+)")
 
 
 def functions(sass_text):
@@ -49,7 +50,7 @@ def functions(sass_text):
 
 
 def opcode(text):
-    t = re.sub(r"^@!?U?P[T0-9]+\s+", "", text)
+    t = re.sub("^" + PREDICATE, "", text)
     return t.split()[0].split(".")[0]
 
 

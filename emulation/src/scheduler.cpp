@@ -241,7 +241,7 @@ bool BlockRun::resolve_complete_collectives() {
       }
       // An incomplete group marks only this lane: another lane of it may wait at a collective of
       // its own, with another mask, that can complete (lanes 0, 2 at one shuffle while 2, 3 finish
-      // another first is legal CUDA, and marking 2 here hid it and reported a false deadlock).
+      // another first is legal CUDA; marking 2 here would hide that one and report a deadlock).
       if (!complete) {
         handled |= 1u << l;
         continue;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -284,7 +285,12 @@ void fused_equals_unfused(device::Backend& be, const Tamper& tamper) {
 /// Quantize (linear scales), dequantize the result to fp32 with the dequantize kernels, and
 /// re-encode every element with its own block scale: the codes come back. (The division is done
 /// in double, where dequant / (sf * s_dec) is within 2^-24 relative of the code's value, far from
-/// any E2M1 midpoint; elements whose dequantized value is not a normal fp32 are skipped.)
+/// any E2M1 midpoint.) Which elements can carry their code back is decided from the quantize
+/// kernel's codes and scales, never from the dequantized value under test: an element whose exact
+/// value (code value x sf x s_dec) is zero or a normal fp32 must come back; one that stands for a
+/// subnormal or an overflowing value, or whose block factor is not finite, is skipped; a block
+/// whose factor is zero must dequantize to zeros. A NaN or an Inf where a finite value belongs
+/// fails the property by name.
 void requantize_reproduces_codes(device::Backend& be, const Tamper& tamper) {
   FuzzCase c = *gen_quantize_case(false);
   const std::vector<std::string> dequantizable = golden::supported_presets(VerifyKernel::kDequantize);
@@ -332,8 +338,19 @@ void requantize_reproduces_codes(device::Backend& be, const Tamper& tamper) {
       const float x = out[r * cols + col];
       const float sf = decode_scale(p.recipe, q.scales[r * kb + col / static_cast<std::size_t>(p.recipe.block_size)]);
       const double divisor = static_cast<double>(sf) * (p.recipe.is_nvfp4() ? static_cast<double>(s_dec) : 1.0);
-      if (!std::isfinite(divisor) || divisor == 0.0 || !std::isfinite(x)) continue;
-      if (x != 0.0f && std::fpclassify(x) != FP_NORMAL) continue;
+      const auto at = [&] { return "dequantized element (" + std::to_string(r) + ", " + std::to_string(col) + ")"; };
+      if (!std::isfinite(divisor)) continue;
+      if (divisor == 0.0) {
+        if (x != 0.0f) fail(at() + " is " + std::to_string(x) + " under a block factor of zero, expected 0");
+        continue;
+      }
+      const auto quantized = static_cast<std::uint8_t>((q.elements[byte] >> shift) & 0xFu);
+      const double exact = std::fabs(static_cast<double>(decode(kE2M1, quantized)) * divisor);
+      if (exact != 0.0 && (exact < static_cast<double>(FLT_MIN) || exact > static_cast<double>(FLT_MAX))) continue;
+      if (!std::isfinite(x)) {
+        fail(at() + " is " + std::to_string(x) + ", but its code " + std::to_string(quantized) + " under factor " +
+             std::to_string(divisor) + " stands for the finite " + std::to_string(exact));
+      }
       const auto code = static_cast<std::uint8_t>(encode(kE2M1, static_cast<float>(static_cast<double>(x) / divisor)));
       recoded[byte] = static_cast<std::uint8_t>((recoded[byte] & ~(0xFu << shift)) | (code << shift));
     }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -77,6 +78,24 @@ std::vector<std::string> names() {
 
 INSTANTIATE_TEST_SUITE_P(emulated, PropertyHolds, ::testing::ValuesIn(names()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+// requantize_reproduces_codes decides which elements must carry their code back from the quantize
+// kernel's codes and scales, not from the dequantized value: a dequantize kernel that writes a
+// NaN, an Inf or the smallest subnormal everywhere fails it (it passed all three while the check
+// skipped every element whose dequantized value was not a normal fp32).
+TEST(RequantizeReproducesCodes, FailsWhenEveryDequantizedValueIsTheSameWrongWord) {
+  const Property& p = property_by_name("requantize_reproduces_codes");
+  for (const std::uint32_t word : {0x7FC00000u, 0x7F800000u, 0x00000001u}) {
+    const Tamper fill = [word](std::string_view output, std::vector<std::uint8_t>& bytes) {
+      if (output != "dequantized") return;
+      for (std::size_t i = 0; i + 4 <= bytes.size(); i += 4) std::memcpy(bytes.data() + i, &word, 4);
+    };
+    emu::EmulatedBackend be;
+    const CheckOutcome o = check_property(p, be, {kDefaultSeed, 50, false}, fill);
+    EXPECT_FALSE(o.ok) << "passed with every dequantized value 0x" << std::hex << word;
+    EXPECT_FALSE(o.gave_up) << o.failure;
+  }
+}
 
 }  // namespace
 }  // namespace mxv::fuzz

@@ -95,7 +95,25 @@ GroupVerdict check_group(const CaptureGroup& g, const Recipe& recipe) {
   v.elements = rows * cols;
   const bool e2m1 = recipe.element == ElementFormat::kFp4E2M1;
 
-  // A group that claims only some of its outputs (attribute `claimed`) is compared on those.
+  // A group that claims only some of its outputs (attribute `claimed`) is compared on those. Each
+  // name it lists must be an output the group holds: a misspelt or missing one would otherwise
+  // leave the group compared on nothing, and passing.
+  if (g.claimed) {
+    const auto holds = [&g](const std::string& output) {
+      if (output == "codes") return g.codes.has_value();
+      if (output == "scales") return g.scales.has_value();
+      if (output == "global_scale") return g.global_scale.has_value();
+      if (output == "dequantized") return g.dequantized.has_value();
+      reject(g, "claimed names '" + output + "', which is not an output (codes, scales, global_scale, dequantized)");
+    };
+    std::size_t start = 0;
+    for (std::size_t comma = g.claimed->find(','); ; comma = g.claimed->find(',', start)) {
+      const std::string output = g.claimed->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!holds(output)) reject(g, "claimed names '" + output + "', which the group does not hold");
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
   auto claims = [&g](const std::string& output) {
     if (!g.claimed) return true;
     const std::string list = "," + *g.claimed + ",";
@@ -144,6 +162,7 @@ GroupVerdict check_group(const CaptureGroup& g, const Recipe& recipe) {
     const auto spec = check::OutputSpec::tensor("dequantized", check::CodeKind::kFp32, rows, cols);
     v.reports.push_back(check::compare(spec, check::bytes_of(expected), check::bytes_of(lib.data)));
   }
+  if (v.reports.empty()) reject(g, "no output to compare (codes, scales, global_scale or dequantized)");
   return v;
 }
 

@@ -343,6 +343,33 @@ TEST(LibraryCaptures, EveryTorchCastCaptureIsClaimedAndMatches) {
   EXPECT_GE(files, 3u) << "torch 2.11 CPU and CUDA, torch 2.15 CPU";
 }
 
+// A `claimed` list that names no output the group holds would leave it compared on nothing, and
+// passing: a misspelt name, a name the group lacks and a group without outputs are refused.
+TEST(LibraryConformancePlanted, GroupsThatCompareNothingAreRefused) {
+  const Capture cap = read_capture(kCaptures / "modelopt-0.47.0.h5");
+  const CaptureGroup& g = find_group(cap, "/nvfp4/ties_t28");
+  const Recipe recipe = Recipe::by_name(g.preset);
+  ASSERT_TRUE(check_group(g, recipe).ok());
+  CaptureGroup misspelt = g;
+  misspelt.claimed = "code";
+  misspelt.codes->data[0] ^= 0x01;  // a corruption the group would otherwise hide
+  EXPECT_THROW(check_group(misspelt, recipe), std::invalid_argument);
+  CaptureGroup lacking = g;
+  lacking.claimed = "codes,dequantized";
+  lacking.dequantized.reset();
+  EXPECT_THROW(check_group(lacking, recipe), std::invalid_argument);
+  CaptureGroup empty = g;
+  empty.claimed.reset();
+  empty.codes.reset();
+  empty.scales.reset();
+  empty.global_scale.reset();
+  empty.dequantized.reset();
+  EXPECT_THROW(check_group(empty, recipe), std::invalid_argument);
+  CaptureGroup listed = g;  // every output listed: compared as in full
+  listed.claimed = "codes,scales,global_scale,dequantized";
+  EXPECT_EQ(check_group(listed, recipe).reports.size(), check_group(g, recipe).reports.size());
+}
+
 TEST(LibraryConformancePlanted, RefusedGroupsAreNotCompared) {
   const Capture cap = read_capture(kCaptures / "torchao-0.18.0.h5");
   const CaptureGroup& g = find_group(cap, "/nvfp4_two_level/partial_k");

@@ -30,11 +30,13 @@ struct GroupVerdict {
 };
 
 /// Quantizes group.input with `recipe` and compares codes, scales and the global scale with the
-/// group's (only the outputs listed in group.claimed, when it is set); dequantizes the group's codes, scales and global scale with `recipe` and compares
-/// with group.dequantized. Outputs the group does not hold are not compared. A library whose
-/// packed rows carry padding (ModelOpt pads K to whole blocks) is compared on its full rows: the
-/// padding must be zero codes. Throws std::invalid_argument when the group refused its input
-/// (group.error) or its shapes contradict the recipe.
+/// group's (only the outputs listed in group.claimed, when it is set); dequantizes the group's
+/// codes, scales and global scale with `recipe` and compares with group.dequantized. Outputs the
+/// group does not hold are not compared. A library whose packed rows carry padding (ModelOpt pads
+/// K to whole blocks) is compared on its full rows: the padding must be zero codes. Throws
+/// std::invalid_argument when the group refused its input (group.error), its shapes contradict
+/// the recipe, group.claimed names something that is not one of its outputs, or nothing is left
+/// to compare: a verdict always holds at least one comparison.
 GroupVerdict check_group(const CaptureGroup& group, const Recipe& recipe);
 
 /// A cast group (torch .to(dtype), ml_dtypes astype): encodes every input with the conversion

@@ -247,9 +247,13 @@ void* BlockRun::shared_static(ThreadState& t, const void* key, std::size_t bytes
   // First request in this block: place the array after what is already in use.
   const std::size_t offset = (shared_used_ + align - 1) / align * align;
   if (offset + bytes > shared_.capacity()) {
-    report(FindingKind::kSharedOverflow, t, site_id(t, site), "shared", 0, 0,
-           "static shared array of " + std::to_string(bytes) +
-               " bytes does not fit at all; it aliases the dynamic region");
+    // Not placed, so every thread's request comes here: reported once per block, as below.
+    if (!shared_overflow_reported_) {
+      shared_overflow_reported_ = true;
+      report(FindingKind::kSharedOverflow, t, site_id(t, site), "shared", 0, 0,
+             "static shared array of " + std::to_string(bytes) +
+                 " bytes does not fit at all; it aliases the dynamic region");
+    }
     return shared_.data();
   }
   if (offset + bytes > kMaxSharedBytesPerBlock && !shared_overflow_reported_) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "filled_buffer.h"
@@ -366,6 +367,31 @@ TEST(AccessChecks, SharedArraysDynamicSharedAndTheirBounds) {
   });
   EXPECT_EQ(emu.finding_count(FindingKind::kUninitializedRead), 32u) << emu.findings_report();
   EXPECT_EQ(emu.findings().front().block.x, 1u);
+}
+
+// The 227 KiB per-block limit counts static arrays and the dynamic region together: a static
+// array that takes a block over it is a finding (once per block), one that fits beside the same
+// dynamic region is not, and one that does not fit in the emulator's shared memory at all (twice
+// the limit) is a finding too.
+TEST(AccessChecks, SharedMemoryOverThePerBlockLimit) {
+  Emulator emu;
+  const auto touch = [](EmuCtx& ctx, auto arr) { ctx.store(arr, ctx.thread_idx().x, 1.0f); };
+  emu.launch("smem_fits", {1, 1, 1}, {32, 1, 1}, 190 * 1024, [&](EmuCtx& ctx) {
+    touch(ctx, ctx.shared_array<float, 8192, 11>());  // 190 + 32 KiB = 222 KiB
+  });
+  EXPECT_TRUE(emu.findings().empty()) << emu.findings_report();
+  // Planted bug: the same array beside a larger dynamic region, 200 + 32 KiB = 232 KiB.
+  emu.launch("smem_over", {1, 1, 1}, {32, 1, 1}, 200 * 1024, [&](EmuCtx& ctx) {
+    touch(ctx, ctx.shared_array<float, 8192, 12>());
+  });
+  EXPECT_EQ(emu.finding_count(FindingKind::kSharedOverflow), 1u) << emu.findings_report();
+  emu.clear_findings();
+  // Planted bug: 300 KiB of static array after 200 KiB of dynamic, beyond what the emulator holds.
+  emu.launch("smem_nowhere", {1, 1, 1}, {32, 1, 1}, 200 * 1024, [&](EmuCtx& ctx) {
+    touch(ctx, ctx.shared_array<float, 76800, 13>());
+  });
+  EXPECT_EQ(emu.finding_count(FindingKind::kSharedOverflow), 1u) << emu.findings_report();
+  EXPECT_NE(emu.findings_report().find("does not fit at all"), std::string::npos) << emu.findings_report();
 }
 
 TEST(AccessChecks, FindingsPerSiteAreCappedButCounted) {

@@ -2,13 +2,16 @@
 // (emulation/src/async_copy.cpp; docs/design.md section 4.2, "Asynchronous copies"). The copy
 // itself is shown to move the right bytes under every schedule, and each misuse the model checks
 // (a read before the wait, a phase not waited for, a block that ends before any wait, an
-// uninitialised barrier, a wait that can never complete, a bad copy, a copy over bytes another warp
-// still reads) is a planted bug it reports, beside the correct kernel that reports nothing.
+// uninitialised barrier, a wait that can never complete, each broken precondition of a barrier or
+// a copy, a copy over bytes another warp still reads) is a planted bug it reports, beside the
+// correct kernel that reports nothing.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "mxv/emulation/emulator.h"
@@ -209,6 +212,59 @@ TEST(AsyncCopy, BarrierMisuseIsReportedNeverAHang) {
     EXPECT_NE(emu.findings().front().detail.find("positive multiple of 16 bytes"), std::string::npos)
         << emu.findings_report();
   }
+}
+
+// Each precondition of a barrier and of a bulk copy, broken alone, is one finding that names it:
+// an arrival through a pointer that is not an 8-byte word, a barrier for 0 arrivals, a 256th
+// barrier, and copies misaligned at either end or running past their shared array.
+TEST(AsyncCopy, EachBrokenPreconditionIsReported) {
+  const auto one_finding = [](const char* name, const std::function<void(EmuCtx&, GlobalPtr<std::uint32_t>)>& body,
+                              const std::string& says) {
+    Emulator emu;
+    const auto in = counting_input(emu, kThreads, 0);
+    emu.launch(name, {1, 1, 1}, {32, 1, 1}, 0, [&](EmuCtx& ctx) {
+      if (ctx.thread_idx().x == 0) body(ctx, in);
+    });
+    EXPECT_EQ(emu.finding_count(FindingKind::kAsyncCopy), 1u) << name << "\n" << emu.findings_report();
+    EXPECT_NE(emu.findings_report().find(says), std::string::npos) << name << "\n" << emu.findings_report();
+  };
+  const auto word_bar = [](EmuCtx& ctx, unsigned byte) {  // a "barrier" `byte` bytes into an aligned pair
+    const auto pair = ctx.shared_array<std::uint64_t, 2, 3>();
+    return SharedPtr<std::uint64_t>{reinterpret_cast<std::uint64_t*>(reinterpret_cast<std::uint8_t*>(pair.raw) + byte)};
+  };
+  one_finding("misaligned_barrier", [&](EmuCtx& ctx, GlobalPtr<std::uint32_t>) {
+    ctx.barrier_arrive_expect(word_bar(ctx, 4), 16);
+  }, "no 8-byte aligned word");
+  one_finding("zero_arrivals", [&](EmuCtx& ctx, GlobalPtr<std::uint32_t>) {
+    ctx.barrier_init(word_bar(ctx, 0), 0);
+  }, "0 arrivals");
+  one_finding("barrier_256", [&](EmuCtx& ctx, GlobalPtr<std::uint32_t>) {
+    const auto bars = ctx.shared_array<std::uint64_t, 256, 4>();
+    for (std::uint32_t i = 0; i < 256; ++i) ctx.barrier_init(SharedPtr<std::uint64_t>{bars.raw + i}, 1);
+  }, "more than 255 barriers");
+  const auto copy = [&](EmuCtx& ctx, GlobalPtr<std::uint32_t> in, unsigned dst_byte, std::size_t src_word,
+                        std::uint32_t bytes) {
+    const auto stage = ctx.shared_array<std::uint32_t, kThreads, 0>();
+    const auto bar = word_bar(ctx, 0);
+    ctx.barrier_init(bar, 1);
+    ctx.bulk_copy(SharedPtr<std::uint8_t>{bytes_of(stage).raw + dst_byte}, bytes_of(in, src_word), bytes, bar);
+  };
+  const std::string copy_rule = "16-byte aligned at both ends, inside one shared";
+  one_finding("dst_misaligned", [&](EmuCtx& ctx, GlobalPtr<std::uint32_t> in) { copy(ctx, in, 4, 0, 16); }, copy_rule);
+  one_finding("src_misaligned", [&](EmuCtx& ctx, GlobalPtr<std::uint32_t> in) { copy(ctx, in, 0, 1, 16); }, copy_rule);
+  one_finding("past_the_array", [&](EmuCtx& ctx, GlobalPtr<std::uint32_t> in) { copy(ctx, in, 16, 0, kBytes); },
+              copy_rule);
+  one_finding("empty_copy", [&](EmuCtx& ctx, GlobalPtr<std::uint32_t> in) { copy(ctx, in, 0, 0, 0); }, copy_rule);
+  // The same copy whole and in place is no finding of this kind (nobody waits for it, so the block's
+  // end is the one finding).
+  Emulator emu;
+  const auto in = counting_input(emu, kThreads, 0);
+  emu.launch("in_place", {1, 1, 1}, {32, 1, 1}, 0, [&](EmuCtx& ctx) {
+    if (ctx.thread_idx().x == 0) copy(ctx, in, 0, 0, kBytes);
+  });
+  EXPECT_EQ(emu.finding_count(FindingKind::kAsyncCopy), 1u) << emu.findings_report();
+  EXPECT_NE(emu.findings_report().find("the block ends before any thread waited"), std::string::npos)
+      << emu.findings_report();
 }
 
 TEST(AsyncCopy, ACopyOverBytesAnotherWarpStillReadsIsARace) {

@@ -1,5 +1,6 @@
 """mxv.quantize / dequantize / swiglu_quantize / scale layouts, checked against decoding by hand
-and against each other."""
+(decode_by_hand below: the E2M1 table, ml_dtypes' E4M3 and the E8M0 power of two, none of them
+mxv's decode) and against each other."""
 
 import numpy as np
 import pytest
@@ -8,9 +9,33 @@ import mxv
 
 SEED = 1401  # every random input below comes from this seed
 
+E2M1_MAGNITUDES = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0], np.float32)  # OCP MX v1.0, table 5
+
+
+def decode_by_hand(codes, fmt):
+    """fp32 values of `codes` (one per byte) in format `fmt`, without mxv."""
+    codes = np.asarray(codes, np.uint8)
+    if fmt == "e2m1":
+        magnitude = E2M1_MAGNITUDES[codes & 0x7]
+        return np.where(codes & 0x8, -magnitude, magnitude).astype(np.float32)
+    if fmt in ("e4m3", "ue4m3"):
+        ml_dtypes = pytest.importorskip("ml_dtypes")
+        assert fmt == "e4m3" or (codes < 0x80).all(), "UE4M3 codes have no sign bit"
+        return codes.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    if fmt == "e8m0":
+        powers = np.ldexp(np.float32(1.0), np.minimum(codes, 0xFE).astype(np.int32) - 127).astype(np.float32)
+        return np.where(codes == 0xFF, np.float32(np.nan), powers)
+    raise AssertionError(f"no hand decoder for {fmt}")
+
 
 def inputs(rows, cols, seed=SEED):
     return (np.random.default_rng(seed).standard_normal((rows, cols)) * 3).astype(np.float32)
+
+
+@pytest.mark.parametrize("fmt,count", [("e2m1", 16), ("e4m3", 256), ("ue4m3", 128), ("e8m0", 256)])
+def test_decode_agrees_with_decoding_by_hand_on_every_code(fmt, count):
+    codes = np.arange(count, dtype=np.uint8)
+    assert np.array_equal(mxv.decode(codes, fmt), decode_by_hand(codes, fmt), equal_nan=True)
 
 
 @pytest.mark.parametrize("name", mxv.preset_names())
@@ -20,11 +45,11 @@ def test_every_preset_quantizes_and_dequantizes_by_hand(name):
     r = mxv.Recipe(name)
     fmt = r.element
     codes = mxv.unpack_e2m1(q.elements, 64) if r.element_bits == 4 else q.elements
-    elems = mxv.decode(codes, fmt)
+    elems = decode_by_hand(codes, fmt)
     if r.e8m0_decode == "ort_qmoe":
         pytest.skip("ort_qmoe decodes E8M0 0x00 / 0xFF its own way (checked by the C++ tests)")
     scale_format = "e4m3" if r.scale_decode == "signed_e4m3" else r.scale
-    scales = np.repeat(mxv.decode(q.scale_codes, scale_format), r.block_size, axis=1)[:, :64]
+    scales = np.repeat(decode_by_hand(q.scale_codes, scale_format), r.block_size, axis=1)[:, :64]
     gs = q.global_scale[0]
     if r.dequant_order == "elem_times_scale_product":
         by_hand = elems * (scales * gs)
@@ -115,7 +140,7 @@ def test_dequantize_weights_by_hand_in_both_packings(name):
     scale_format = "ue4m3" if r.is_nvfp4 else "e8m0"
     scales = rng.integers(1, 0x7F if r.is_nvfp4 else 0x90, (experts, n, k // r.block_size), dtype=np.uint8)
     s_dec = np.array([0.5, 3.0], np.float32)
-    by_hand = mxv.decode(nibbles, "e2m1") * np.repeat(mxv.decode(scales, scale_format), r.block_size, axis=2)
+    by_hand = decode_by_hand(nibbles, "e2m1") * np.repeat(decode_by_hand(scales, scale_format), r.block_size, axis=2)
     if r.is_nvfp4:
         by_hand = by_hand * s_dec[:, None, None]
     k_packed = mxv.pack_e2m1(nibbles)                               # [E, N, K/2]

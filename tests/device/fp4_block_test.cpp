@@ -3,7 +3,9 @@
 // finite bf16 input under every E8M0 code it serves (1..252), held to the reference encoder of
 // the fp32 product (reference/src/float_format.cpp, an independent algorithm): the quantize and
 // fused SwiGLU kernels' MX bf16 codes come from it. The kernels' own tests run the same domain
-// through the GPU's fma.rn.bf16x2 (tests/device/quantize_test.cpp, "every_e8m0_code").
+// through the GPU's fma.rn.bf16x2 (tests/device/quantize_test.cpp, "every_e8m0_code"). And the
+// slot cursor the quantize and fused kernels walk their scale bytes with, against the reference
+// layout.
 #include "mxv/device/kernels/fp4_block.h"
 
 #include <gtest/gtest.h>
@@ -13,8 +15,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "mxv/reference/float_format.h"
+#include "mxv/reference/scale_layout.h"
 
 namespace {
 
@@ -85,5 +89,52 @@ TEST(Fp4BlockPow2, EqualsTheReferenceOnEveryBf16InputUnderEveryCodeItServes) {
 // The checker can fail: a code outside the served range (0: the factor 2^128 is not a bf16
 // number) gives wrong words, which the sweep reports.
 TEST(Fp4BlockPow2, SweepReportsTheCodeItCannotServe) { EXPECT_NE(sweep_code(0), ""); }
+
+// The slot cursor (fp4_block::SlotCursor) against the reference layout: at every step the cursor's
+// (row, k) is where the reference puts the scale byte the step's item names
+// (reference/src/scale_layout.cpp, written apart from the kernels). The message of the first
+// disagreement, or "".
+template <class Cursor>
+std::string walk_disagreement(Cursor cursor, bool swizzled, std::int64_t scale_rows, std::int64_t kb_slots,
+                              std::uint64_t first, std::uint64_t stride) {
+  const std::uint64_t items = static_cast<std::uint64_t>(scale_rows * kb_slots);
+  for (std::uint64_t i = first; i < items; i += stride) {
+    const auto row = static_cast<std::int64_t>(cursor.row());
+    const auto k = static_cast<std::int64_t>(cursor.k());
+    const std::int64_t want = swizzled ? mxv::swizzled_offset(0, row, k, scale_rows, kb_slots) : row * kb_slots + k;
+    if (row >= scale_rows || k >= kb_slots || want != static_cast<std::int64_t>(i)) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "%s, %lld x %lld slots, first %llu, stride %llu: item %llu at row %lld, k %lld",
+                    swizzled ? "swizzled" : "linear", static_cast<long long>(scale_rows),
+                    static_cast<long long>(kb_slots), static_cast<unsigned long long>(first),
+                    static_cast<unsigned long long>(stride), static_cast<unsigned long long>(i),
+                    static_cast<long long>(row), static_cast<long long>(k));
+      return buf;
+    }
+    cursor.advance();
+  }
+  return {};
+}
+
+// Shapes with 1, 2 and 3 row tiles and 1 to 16 column groups (swizzled kb_slots is a multiple of
+// 4), strides below, at and above one row tile's items, 132 SMs x 256 threads (an H200's one-wave
+// grid) among them; first items 0, 7, ..., 595 (some beyond a small shape's items: an empty walk).
+struct CursorShape {
+  std::int64_t scale_rows;
+  std::int64_t kb_slots;
+};
+const std::vector<CursorShape> kCursorShapes = {{128, 4}, {128, 8}, {256, 28}, {384, 64}, {128, 12}, {3, 5}, {7, 1}};
+
+TEST(Fp4BlockCursors, SlotCursorStandsOnEveryItemOfItsWalk) {
+  for (const CursorShape& s : kCursorShapes) {
+    const bool swizzled = s.scale_rows % 128 == 0 && s.kb_slots % 4 == 0;
+    for (const std::uint64_t stride : {1ull, 32ull, 256ull, 512ull, 1000ull, 1536ull, 33792ull}) {
+      for (std::uint64_t first = 0; first < 600; first += 7) {
+        const auto c = fp4_block::slot_cursor<std::uint64_t>(first, stride, static_cast<std::uint64_t>(s.kb_slots), swizzled);
+        ASSERT_EQ(walk_disagreement(c, swizzled, s.scale_rows, s.kb_slots, first, stride), "");
+      }
+    }
+  }
+}
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Tests of OutputBatch (tools/include/mxv/io/output_files.h): all-or-nothing writes with
 // unique temporary names, clashes by inode and by normalised path, folder checks, mode from the
-// umask, and nothing left behind on failure.
+// umask, symbolic links written through, and nothing left behind on failure, a failed rename
+// included.
 #include "mxv/io/output_files.h"
 
 #include <gtest/gtest.h>
@@ -32,6 +33,15 @@ class OutputBatchTest : public test_support::ScratchDirTest {
   void write(const std::string& name, const std::string& bytes) const { test_support::write_bytes(path(name), bytes); }
   std::string read(const std::string& name) const { return test_support::read_text(path(name)); }
   static std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
+  /// What commit() throws, or "" when it succeeds.
+  static std::string commit_failure(OutputBatch& b) {
+    try {
+      b.commit();
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return {};
+  }
 };
 
 TEST_F(OutputBatchTest, WritesEveryOutputAndNothingElse) {
@@ -115,17 +125,76 @@ TEST_F(OutputBatchTest, UncommittedOrFailedBatchLeavesNoFileAndKeepsOldContents)
   b.output("--b", path("big.bin"));
   b.set("--a", bytes("new"));
   b.set("--b", bytes("more than eight bytes"));
-  std::string why;
-  try {
-    b.commit();
-  } catch (const std::runtime_error& e) {
-    why = e.what();
-  }
+  const std::string why = commit_failure(b);
   ::setrlimit(RLIMIT_FSIZE, &old);
   std::signal(SIGXFSZ, old_handler);
   EXPECT_NE(why.find("--b: '" + path("big.bin") + "' cannot be written: File too large"), std::string::npos) << why;
   EXPECT_EQ(read("keep.bin"), "keep");
   EXPECT_EQ(names(), (std::set<std::string>{"keep.bin", "keep.bin.tmp"}));
+}
+
+// All or nothing when a rename fails part way: the third output's name is longer than a file name
+// may be (declaring it passes, as the name does not exist; its temporary goes without the name;
+// the rename fails, for root too). The first output's previous file is back and the second
+// output, which had no file before, is gone: the folder is as it was.
+TEST_F(OutputBatchTest, ARenameFailingPartWayPutsBackTheOutputsRenamedBeforeIt) {
+  write("a.bin", "old a");
+  const std::string too_long(300, 'c');
+  OutputBatch b;
+  b.output("--a", path("a.bin"));
+  b.output("--b", path("b.bin"));
+  b.output("--c", path(too_long));
+  b.set("--a", bytes("new a"));
+  b.set("--b", bytes("new b"));
+  b.set("--c", bytes("new c"));
+  const std::string why = commit_failure(b);
+  EXPECT_NE(why.find("--c: '" + path(too_long) + "' cannot be written: renaming into place"), std::string::npos) << why;
+  EXPECT_NE(why.find("the outputs renamed before it were put back"), std::string::npos) << why;
+  EXPECT_EQ(read("a.bin"), "old a");
+  EXPECT_EQ(names(), (std::set<std::string>{"a.bin"}));
+}
+
+// A target that turns into a folder between the declaration and the commit cannot be kept aside:
+// the call stops before renaming anything.
+TEST_F(OutputBatchTest, ATargetThatCannotBeKeptAsideStopsTheCallBeforeAnyRename) {
+  write("a.bin", "old a");
+  OutputBatch b;
+  b.output("--a", path("a.bin"));
+  b.output("--c", path("c.bin"));
+  b.set("--a", bytes("new a"));
+  b.set("--c", bytes("new c"));
+  fs::create_directory(path("c.bin"));
+  const std::string why = commit_failure(b);
+  EXPECT_NE(why.find("--c: '" + path("c.bin") + "' cannot be replaced safely"), std::string::npos) << why;
+  EXPECT_EQ(read("a.bin"), "old a");
+  EXPECT_EQ(names(), (std::set<std::string>{"a.bin", "c.bin"}));
+}
+
+// Through a symbolic link the link's target is written and the link stays a link, a dangling link
+// included (its target is created); a link to a device is refused like the device.
+TEST_F(OutputBatchTest, WritesThroughSymbolicLinksDanglingOnesIncluded) {
+  write("target.bin", "old");
+  fs::create_symlink("target.bin", path("live.lnk"));
+  fs::create_symlink("missing.bin", path("dangling.lnk"));
+  fs::create_symlink("/dev/null", path("device.lnk"));
+  OutputBatch b;
+  b.output("--a", path("live.lnk"));
+  b.output("--b", path("dangling.lnk"));
+  b.set("--a", bytes("via live"));
+  b.set("--b", bytes("via dangling"));
+  b.commit();
+  EXPECT_TRUE(fs::is_symlink(path("live.lnk")));
+  EXPECT_TRUE(fs::is_symlink(path("dangling.lnk")));
+  EXPECT_EQ(read("target.bin"), "via live");
+  EXPECT_EQ(read("missing.bin"), "via dangling");
+  EXPECT_NE(refusal([&] { OutputBatch().output("--o", path("device.lnk")); }).find("not a regular file"),
+            std::string::npos);
+  // Two outputs that reach one file, one through a dangling link, are one file.
+  fs::create_symlink("fresh.bin", path("fresh.lnk"));
+  OutputBatch twice;
+  twice.output("--a", path("fresh.lnk"));
+  EXPECT_NE(refusal([&] { twice.output("--b", path("fresh.bin")); }).find("each output needs its own file"),
+            std::string::npos);
 }
 
 // Interrupted between staging and renaming (SIGTERM in a child process): the staged temporary is

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <stdexcept>
 #include <system_error>
+#include <vector>
 
 namespace mxv::io {
 namespace fs = std::filesystem;
@@ -133,6 +134,34 @@ std::string create_temp_beside(const std::string& target) {
   return temp;
 }
 
+std::string output_target(std::string_view option, const std::string& path) {
+  if (path.empty()) throw std::invalid_argument(std::string(option) + ": a file is required");
+  // Links followed by hand, so that a dangling link leads to the file it names, which is created.
+  fs::path target = path;
+  for (int hops = 0;; ++hops) {
+    struct stat lst {};
+    if (::lstat(target.c_str(), &lst) != 0 || !S_ISLNK(lst.st_mode)) break;
+    if (hops == 40) refuse(option, path, "cannot be written: too many levels of symbolic links");
+    std::error_code ec;
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec) refuse(option, path, "cannot be written: reading the symbolic link: " + ec.message());
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) refuse(option, path, "is a directory; an output is a file");
+    if (!S_ISREG(st.st_mode)) refuse(option, path, "exists and is not a regular file (a device or pipe); refusing to replace it");
+  }
+  const std::string folder = folder_of(target.string());
+  struct stat fst {};
+  if (::stat(folder.c_str(), &fst) != 0) refuse(option, path, "cannot be written: folder " + in_quotes(folder) + ": " + errno_text());
+  if (!S_ISDIR(fst.st_mode)) refuse(option, path, "cannot be written: " + in_quotes(folder) + " is not a folder");
+  if (::access(folder.c_str(), W_OK | X_OK) != 0) {
+    refuse(option, path, "cannot be written: folder " + in_quotes(folder) + ": " + errno_text());
+  }
+  return target.string();
+}
+
 FileIdentity FileIdentity::of(const std::string& path) {
   FileIdentity id;
   struct stat st {};
@@ -164,26 +193,9 @@ void OutputBatch::declare(std::string_view option, const std::string& path, bool
   Entry e;
   e.option = option;
   e.path = path;
-  e.target = path;
-  e.identity = FileIdentity::of(path);
+  e.target = is_output ? output_target(option, path) : path;
+  e.identity = FileIdentity::of(e.target);
   e.is_output = is_output;
-  if (is_output) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) {
-      if (S_ISDIR(st.st_mode)) refuse(option, path, "is a directory; an output is a file");
-      if (!S_ISREG(st.st_mode)) refuse(option, path, "exists and is not a regular file (a device or pipe); refusing to replace it");
-      // Through a symbolic link the link's target is replaced, not the link.
-      struct stat lst {};
-      if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) e.target = e.identity.normal_path;
-    }
-    const std::string folder = folder_of(e.target);
-    struct stat fst {};
-    if (::stat(folder.c_str(), &fst) != 0) refuse(option, path, "cannot be written: folder " + in_quotes(folder) + ": " + errno_text());
-    if (!S_ISDIR(fst.st_mode)) refuse(option, path, "cannot be written: " + in_quotes(folder) + " is not a folder");
-    if (::access(folder.c_str(), W_OK | X_OK) != 0) {
-      refuse(option, path, "cannot be written: folder " + in_quotes(folder) + ": " + errno_text());
-    }
-  }
   for (const Entry& other : entries_) {
     if (!(is_output || other.is_output) || !e.identity.same_file(other.identity)) continue;
     if (!other.is_output) {
@@ -224,6 +236,48 @@ void OutputBatch::remove_temps() {
   }
 }
 
+void OutputBatch::drop_kept() {
+  for (Entry& e : entries_) {
+    if (!e.kept.empty()) {
+      ::unlink(e.kept.c_str());
+      forget_temp(e.kept);
+    }
+    e.kept.clear();
+  }
+}
+
+namespace {
+
+// A second name for the file at `target`: a hard link at `kept`, or where the file system has no
+// hard links a copy with the same mode. False with errno set when neither can be made.
+bool keep_previous(const std::string& target, const std::string& kept) {
+  if (::link(target.c_str(), kept.c_str()) == 0) return true;
+  if (errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP && errno != EXDEV) return false;
+  const int in = ::open(target.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return false;
+  struct stat st {};
+  const int out = ::fstat(in, &st) == 0 ? ::open(kept.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 07777) : -1;
+  bool ok = out >= 0;
+  std::vector<std::uint8_t> buf(1u << 16);
+  while (ok) {
+    const ssize_t n = ::read(in, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = n == 0;
+      break;
+    }
+    ok = write_all(out, std::span<const std::uint8_t>(buf.data(), static_cast<std::size_t>(n)));
+  }
+  const int saved = errno;
+  ::close(in);
+  if (out >= 0 && ::close(out) != 0) ok = false;
+  if (!ok && out >= 0) ::unlink(kept.c_str());
+  errno = saved;
+  return ok;
+}
+
+}  // namespace
+
 void OutputBatch::commit() {
   for (const Entry& e : entries_) {
     if (e.is_output && !e.has_bytes) throw std::logic_error("OutputBatch: output " + e.option + " has no bytes");
@@ -246,20 +300,54 @@ void OutputBatch::commit() {
       throw std::runtime_error(e.option + ": " + in_quotes(e.path) + " cannot be written: " + (ok ? errno_text() : why));
     }
   }
-  // 2. Every output is complete: rename them into place.
-  std::string replaced;
+  // 2. Keep every file about to be replaced under a second name (the temporary's name plus
+  // "-kept": mkstemp made that name unique), so that a rename failing in step 3 can be undone.
+  for (Entry& e : entries_) {
+    if (!e.is_output) continue;
+    struct stat st {};
+    if (::lstat(e.target.c_str(), &st) != 0) continue;  // nothing there yet
+    const std::string kept = e.temp + "-kept";
+    if (!keep_previous(e.target, kept)) {
+      const std::string why = errno_text();
+      remove_temps();
+      drop_kept();
+      throw std::runtime_error(e.option + ": " + in_quotes(e.path) +
+                               " cannot be replaced safely: keeping the previous file aside: " + why);
+    }
+    e.kept = kept;
+    track_temp(kept);
+  }
+  // 3. Every output is complete: rename them into place; a failure puts back the ones renamed.
+  std::vector<Entry*> renamed;
   for (Entry& e : entries_) {
     if (!e.is_output) continue;
     if (std::rename(e.temp.c_str(), e.target.c_str()) != 0) {
       const std::string why = errno_text();
+      std::string undo;
+      for (Entry* done : renamed) {
+        const bool back = done->kept.empty() ? ::unlink(done->target.c_str()) == 0
+                                             : std::rename(done->kept.c_str(), done->target.c_str()) == 0;
+        if (back) {
+          if (!done->kept.empty()) forget_temp(done->kept);
+          done->kept.clear();
+        } else {
+          undo += "; " + in_quotes(done->path) + " could not be put back (" + errno_text() +
+                  (done->kept.empty() ? std::string(")") : ", its previous file is " + in_quotes(done->kept) + ")");
+          forget_temp(done->kept);
+          done->kept.clear();  // left for the user, named in the message
+        }
+      }
       remove_temps();
+      drop_kept();
       throw std::runtime_error(e.option + ": " + in_quotes(e.path) + " cannot be written: renaming into place: " + why +
-                               (replaced.empty() ? std::string() : "; already written:" + replaced));
+                               (renamed.empty() ? std::string()
+                                                : undo.empty() ? "; the outputs renamed before it were put back" : undo));
     }
     forget_temp(e.temp);
     e.temp.clear();
-    replaced += " " + in_quotes(e.path);
+    renamed.push_back(&e);
   }
+  drop_kept();
 }
 
 }  // namespace mxv::io

@@ -28,6 +28,14 @@ struct FileIdentity {
   bool same_file(const FileIdentity& other) const;
 };
 
+/// Where the bytes of output `path` go, and whether they may go there: through a symbolic link
+/// (a dangling one too) the link's final target, so the link stays a link. Throws
+/// std::invalid_argument ("OPTION: 'PATH' REASON") when `path` is empty, is (or links to) a
+/// directory or an existing file that is not a regular file (a device, a pipe), or when its folder
+/// is missing or not writable. Every writer of the command line checks its outputs here, so none
+/// replaces a device or a pipe.
+std::string output_target(std::string_view option, const std::string& path);
+
 /// Creates an empty file with a fresh name in `target`'s folder (".NAME.mxv-XXXXXX" by mkstemp,
 /// so no existing file is reused) and mode 0666 & ~umask, for a writer that needs a path of its
 /// own (HDF5 opens files by name). Rename it over `target` when complete; remove it otherwise.
@@ -58,7 +66,10 @@ class OutputBatch {
   void set(std::string_view option, std::span<const std::uint8_t> bytes);
   /// Writes every output (each must have been set) to a fresh temporary file next to its target
   /// with mode 0666 & ~umask, then renames them all into place. Throws std::runtime_error naming
-  /// the output and the reason; every temporary file is removed on failure.
+  /// the output and the reason; every temporary file is removed on failure. All or nothing: an
+  /// existing target is first kept under a second name (a hard link beside it), so when a later
+  /// rename fails the outputs already renamed are put back as they were (restored, or removed
+  /// where there was no file).
   void commit();
 
  private:
@@ -71,10 +82,12 @@ class OutputBatch {
     bool has_bytes = false;
     std::vector<std::uint8_t> bytes;
     std::string temp;  // the temporary file while staged
+    std::string kept;  // while committing: a hard link to the target's previous file, if any
   };
   void declare(std::string_view option, const std::string& path, bool is_output);
   Entry& output_entry(std::string_view option);
   void remove_temps();
+  void drop_kept();
   std::vector<Entry> entries_;
 };
 

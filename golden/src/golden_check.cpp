@@ -40,6 +40,7 @@ int check_candidate(const CheckOptions& o, std::ostream& out, std::ostream& err)
     if (f.provenance.content != "candidate") {
       throw GoldenFileError(o.candidate, "", "is a golden file, not a candidate (write one with `mxv golden template`)");
     }
+    if (f.cases.empty()) throw GoldenFileError(o.candidate, "", "holds no case: there is nothing to check");
   } catch (const GoldenFileError& e) {
     err << "mxv golden check: error: " << e.what() << "\n";
     return 2;
@@ -100,7 +101,15 @@ int run_check(const CheckOptions& o, std::ostream& out, std::ostream& err) {
     if (paths.empty()) {
       for (const std::string_view fam : golden_families()) paths.push_back(committed_file(fam));
     }
-    for (const std::string& p : paths) files.push_back(read_golden_file(p));
+    for (const std::string& p : paths) {
+      files.push_back(read_golden_file(p));
+      // A candidate's outputs come from the kernel under test: they are not expectations.
+      if (files.back().provenance.content == "candidate") {
+        throw GoldenFileError(p, "", "is a candidate file, not a golden file (check it with `mxv golden check --candidate " +
+                                         p + "`)");
+      }
+      if (files.back().cases.empty()) throw GoldenFileError(p, "", "holds no case: there is nothing to check");
+    }
   } catch (const std::exception& e) {
     err << "mxv golden check: error: " << e.what() << "\n";
     return 2;

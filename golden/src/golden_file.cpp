@@ -400,6 +400,21 @@ void write_golden_file(const std::string& path, const Provenance& prov, const st
   w.commit();
 }
 
+std::string why_regen_may_not_replace(const std::string& path) {
+  try {
+    const H5Reader r(path);
+    if (!r.has_attr("/", "schema")) return "an HDF5 file, but not an mxv golden file (the root has no 'schema' attribute)";
+    const std::string schema = r.attr_string("/", "schema");
+    if (schema != kSchemaName) return "an HDF5 file of schema '" + schema + "', not an mxv golden file";
+    if (r.has_attr("/", "content") && r.attr_string("/", "content") == "candidate") {
+      return "a candidate file (its outputs come from a kernel under test), not a golden file";
+    }
+    return "";
+  } catch (const GoldenFileError& e) {
+    return e.where().empty() ? e.problem() : e.where() + ": " + e.problem();
+  }
+}
+
 GoldenFile read_golden_file(const std::string& path) {
   const H5Reader r(path);
   GoldenFile f;

@@ -12,6 +12,7 @@
 #include "mxv/golden/golden_file.h"
 #include "mxv/golden/golden_tool.h"
 #include "mxv/golden/hdf5_file.h"
+#include "mxv/io/output_files.h"
 
 namespace mxv::golden {
 
@@ -125,8 +126,10 @@ int run_template(const TemplateOptions& o, std::ostream& out, std::ostream& err)
     err << "mxv golden template: error: give --case NAME... and -o FILE\n";
     return 2;
   }
-  if (std::filesystem::is_directory(o.output)) {
-    err << "mxv golden template: error: " << o.output << ": is a directory\n";
+  try {
+    (void)io::output_target("-o", o.output);  // before the work: never a folder, a device or a pipe
+  } catch (const std::invalid_argument& e) {
+    err << "mxv golden template: error: " << e.what() << "\n";
     return 2;
   }
   std::vector<GoldenCase> all;

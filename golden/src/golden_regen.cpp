@@ -10,6 +10,7 @@
 #include "mxv/golden/golden_file.h"
 #include "mxv/golden/golden_tool.h"
 #include "mxv/golden/hdf5_file.h"
+#include "mxv/io/output_files.h"
 
 namespace mxv::golden {
 
@@ -41,7 +42,19 @@ int run_regen(const RegenOptions& o, std::ostream& out, std::ostream& err) {
         plans.push_back({p, family_of(p)});
       }
     }
-  } catch (const GoldenFileError& e) {
+    // Before anything is written: every file may be written (no device, pipe or folder; a link
+    // leads to its target), and an existing one is an mxv golden file, never a user's file that
+    // happens to carry a family's name.
+    for (const FilePlan& plan : plans) {
+      (void)io::output_target("FILE", plan.path);
+      if (!std::filesystem::exists(plan.path)) continue;
+      const std::string why = why_regen_may_not_replace(plan.path);
+      if (!why.empty()) {
+        throw GoldenFileError(plan.path, "", why + "; regen replaces only mxv golden files, so it was left alone (remove it "
+                                               "to write a new one)");
+      }
+    }
+  } catch (const std::exception& e) {
     err << "mxv golden regen: error: " << e.what() << "\n";
     return 2;
   }

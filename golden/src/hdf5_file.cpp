@@ -7,8 +7,10 @@
 #include "mxv/io/output_files.h"
 
 #include <H5Cpp.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <cstdio>
@@ -130,6 +132,7 @@ std::uint64_t H5Reader::DatasetInfo::elements() const {
 
 struct H5Writer::Impl {
   std::string path;
+  std::string target;  // where commit() puts the file: path, or what a symbolic link there names
   std::string tmp;
   std::optional<H5::H5File> file;
   bool committed = false;
@@ -173,10 +176,12 @@ struct H5Writer::Impl {
 H5Writer::H5Writer(std::string path) : impl_(std::make_unique<Impl>()) {
   silence_hdf5();
   impl_->path = std::move(path);
-  // A fresh name beside the target (never `<path>.tmp`, which may be a user's file).
+  // The command line's output rules (never a device, a pipe or a folder; through a link its
+  // target), then a fresh name beside the target (never `<path>.tmp`, which may be a user's file).
   try {
-    impl_->tmp = io::create_temp_beside(impl_->path);
-  } catch (const std::runtime_error& e) {
+    impl_->target = io::output_target("output", impl_->path);
+    impl_->tmp = io::create_temp_beside(impl_->target);
+  } catch (const std::exception& e) {
     throw GoldenFileError(impl_->path, "", e.what());
   }
   impl_->guard("", [&] {
@@ -283,7 +288,7 @@ void H5Writer::commit() {
   impl_->guard("", [&] { impl_->file->close(); });
   impl_->file.reset();
   std::error_code ec;
-  std::filesystem::rename(impl_->tmp, impl_->path, ec);
+  std::filesystem::rename(impl_->tmp, impl_->target, ec);
   if (ec) throw GoldenFileError(impl_->path, "", "cannot move the written file into place: " + ec.message());
   io::forget_temp(impl_->tmp);
   impl_->committed = true;
@@ -348,6 +353,8 @@ H5Reader::H5Reader(std::string path) : impl_(std::make_unique<Impl>()) {
   if (!std::filesystem::exists(status)) throw GoldenFileError(p, "", "no such file");
   if (std::filesystem::is_directory(status)) throw GoldenFileError(p, "", "is a directory, not an HDF5 file");
   if (!std::filesystem::is_regular_file(status)) throw GoldenFileError(p, "", "is not a regular file");
+  // HDF5 reports a file it may not open as one without a signature: say the system's reason.
+  if (::access(p.c_str(), R_OK) != 0) throw GoldenFileError(p, "", std::string("cannot be read: ") + std::strerror(errno));
   const htri_t is_h5 = H5Fis_hdf5(p.c_str());
   if (is_h5 <= 0) throw GoldenFileError(p, "", "not an HDF5 file (no HDF5 signature)");
   try {

@@ -2,16 +2,20 @@
 // golden_regen.cpp, golden_check.cpp, golden_inspect.cpp): each detector is shown to fire on a
 // planted change -- regen --check on one moved expected byte, check on a wrong expectation (the
 // kernel is right, the file is not), diff on one differing output -- and to stay quiet on the
-// untouched file; template writes the promised datasets.
+// untouched file; template writes the promised datasets; and none replaces a file it did not
+// write.
 #include "mxv/golden/golden_tool.h"
 
 #include <gtest/gtest.h>
+
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <sstream>
 
 #include "mxv/golden/golden_catalogue.h"
 #include "mxv/golden/golden_file.h"
+#include "mxv/golden/hdf5_file.h"
 #include "mxv/test_support/scratch_dir.h"
 
 namespace mxv::golden {
@@ -144,6 +148,83 @@ TEST_F(GoldenToolTest, TemplateWritesInputsAndFilledOutputs) {
   std::ostringstream e3;
   EXPECT_EQ(run_check(o, report, e3), 2);
   EXPECT_NE(e3.str().find("not a candidate"), std::string::npos) << e3.str();
+}
+
+// The golden verbs destroy nothing they were not made for. template -o and regen follow the
+// command line's output rules: a pipe (or device) is refused, a symbolic link is written through.
+// regen replaces only an mxv golden file: a file of a family's name that is not one (raw bytes, a
+// user's HDF5 file, a candidate) is left alone with exit 2, --check included.
+TEST_F(GoldenToolTest, TemplateAndRegenReplaceOnlyWhatTheyWrote) {
+  std::ostringstream out, err;
+  ASSERT_EQ(::mkfifo(path("pipe.h5").c_str(), 0600), 0);
+  TemplateOptions t;
+  t.cases = {"decode.e2m1.cuda.*"};
+  t.output = path("pipe.h5");
+  EXPECT_EQ(run_template(t, out, err), 2);
+  EXPECT_NE(err.str().find("-o: '" + t.output + "' exists and is not a regular file"), std::string::npos) << err.str();
+  EXPECT_TRUE(fs::is_fifo(path("pipe.h5")));
+  fs::create_symlink("target.h5", path("link.h5"));
+  t.output = path("link.h5");
+  ASSERT_EQ(run_template(t, out, err), 0) << err.str();
+  EXPECT_TRUE(fs::is_symlink(path("link.h5")));
+  EXPECT_EQ(read_golden_file(path("target.h5")).provenance.content, "candidate");
+
+  const auto regen_refuses = [&](const std::string& name, const std::string& says) {
+    const std::vector<std::uint8_t> before = test_support::read_bytes(path(name));
+    for (const bool check : {false, true}) {
+      RegenOptions o;
+      o.files = {path(name)};
+      o.check = check;
+      std::ostringstream e;
+      EXPECT_EQ(run_regen(o, out, e), 2) << name;
+      EXPECT_NE(e.str().find(says), std::string::npos) << e.str();
+      EXPECT_NE(e.str().find("left alone"), std::string::npos) << e.str();
+    }
+    EXPECT_EQ(test_support::read_bytes(path(name)), before) << name;
+  };
+  test_support::write_bytes(path("codes.bin"), "raw codes");
+  regen_refuses("codes.bin", "not an HDF5 file");
+  fs::copy_file(path("target.h5"), path("quantize.h5"));  // the candidate under a family's name
+  regen_refuses("quantize.h5", "a candidate file");
+  {
+    H5Writer w(path("swiglu.h5"));  // someone else's HDF5 file
+    const std::vector<std::uint64_t> shape = {2};
+    const std::vector<std::uint8_t> bytes = {1, 2};
+    w.add_dataset("/weights", H5Storage::kU8, shape, bytes);
+    w.commit();
+  }
+  regen_refuses("swiglu.h5", "not an mxv golden file");
+  // A golden file of the family is regenerated as before.
+  write(path("codes.h5"), {generate_family("codes").front()});
+  RegenOptions o;
+  o.files = {path("codes.h5")};
+  EXPECT_EQ(run_regen(o, out, err), 0) << err.str();
+}
+
+// check reads expectations only from golden files: a candidate (its outputs come from a kernel
+// under test) is pointed at --candidate, and a file without cases checks nothing, so both are
+// usage errors rather than a pass or a confusing failure.
+TEST_F(GoldenToolTest, CheckRefusesACandidateAndAFileWithoutCases) {
+  Provenance prov = Provenance::current("golden_tool_test", "golden_tool_test", kGoldenSeed);
+  prov.content = "candidate";
+  write_golden_file(path("cand.h5"), prov, {generate_family("codes").front()});
+  CheckOptions o;
+  o.backend = "emulated";
+  o.files = {path("cand.h5")};
+  std::ostringstream out, err;
+  EXPECT_EQ(run_check(o, out, err), 2);
+  EXPECT_NE(err.str().find("is a candidate file, not a golden file"), std::string::npos) << err.str();
+  write(path("empty.h5"), {});
+  o.files = {path("empty.h5")};
+  std::ostringstream e2;
+  EXPECT_EQ(run_check(o, out, e2), 2);
+  EXPECT_NE(e2.str().find("holds no case"), std::string::npos) << e2.str();
+  write_golden_file(path("empty_cand.h5"), prov, {});
+  CheckOptions c;
+  c.candidate = path("empty_cand.h5");
+  std::ostringstream e3;
+  EXPECT_EQ(run_check(c, out, e3), 2);
+  EXPECT_NE(e3.str().find("holds no case"), std::string::npos) << e3.str();
 }
 
 TEST_F(GoldenToolTest, DiffExplainsADifferingOutput) {

@@ -20,7 +20,8 @@ namespace {
 
 constexpr const char* kFooter =
     "Run 'mxv help VERB' or 'mxv VERB --help' for a verb's options; docs/cli.md describes the vocabulary.\n"
-    "Exit codes: 0 success; 1 mxv verify found a mismatch; 2 bad usage or bad input (nothing written).";
+    "Exit codes: 0 success; 1 a check found a mismatch (verify, golden check, golden regen --check, golden diff, "
+    "fuzz); 2 bad usage or bad input (nothing written).";
 
 std::vector<std::string> verb_names(CLI::App& app) {
   std::vector<std::string> names;

@@ -63,4 +63,10 @@ struct GoldenFile {
 /// Reads and validates a whole file (see the file comment). Throws GoldenFileError.
 GoldenFile read_golden_file(const std::string& path);
 
+/// Why `mxv golden regen` may not replace the existing file at `path`, or "" when it may: only an
+/// mxv golden file is replaced (its schema attribute says so; any schema version, since
+/// regenerating is how an old version is updated). Anything else, a user's HDF5 file, a candidate
+/// file or a file that is not HDF5, is left alone whatever its name.
+std::string why_regen_may_not_replace(const std::string& path);
+
 }  // namespace mxv::golden

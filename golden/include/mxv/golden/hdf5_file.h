@@ -58,7 +58,10 @@ enum class H5Storage : std::uint8_t {
 std::string_view to_string(H5Storage s);
 std::size_t element_bytes(H5Storage s);
 
-/// Creates a new HDF5 file. Paths are absolute HDF5 paths ("/cases/a/b"); parents must exist.
+/// Creates a new HDF5 file. Paths are absolute HDF5 paths ("/cases/a/b"); parents must exist. The
+/// file is written beside its target and renamed over it by commit(); the target obeys the command
+/// line's output rules (io::output_target): an existing folder, device or pipe is refused with
+/// GoldenFileError, and through a symbolic link the link's target is written.
 class H5Writer {
  public:
   explicit H5Writer(std::string path);

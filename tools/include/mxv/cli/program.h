@@ -1,6 +1,6 @@
 // The `mxv` program's top level (docs/cli.md): the verb table, `mxv help [VERB]`,
 // `mxv --version`, an unknown verb answered with the verb list and the nearest name, and the
-// exit codes (0 success, 1 a verification found a mismatch, 2 bad usage or bad input).
+// exit codes (0 success, 1 a check found a mismatch, 2 bad usage or bad input).
 #pragma once
 
 #include <string>

@@ -3,6 +3,7 @@
 
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iomanip>
@@ -110,7 +111,10 @@ class Campaign {
       if (o_.properties.empty()) {
         for (const Property& p : properties()) chosen.push_back(&p);
       } else {
-        for (const std::string& n : o_.properties) chosen.push_back(&property_by_name(n));
+        for (const std::string& n : o_.properties) {
+          const Property* p = &property_by_name(n);
+          if (std::find(chosen.begin(), chosen.end(), p) == chosen.end()) chosen.push_back(p);  // named twice: once
+        }
       }
       backends_ = emu::make_backends(o_.backend);
     } catch (const std::exception& e) {
@@ -125,6 +129,8 @@ class Campaign {
       err_ << "mxv fuzz: --minutes and --cases must be >= 0\n";
       return 2;
     }
+    // A timed run's first round runs whole however short the time: a run always checks every
+    // chosen property, never ends with "0 cases, 0 failures".
     start_ = std::chrono::steady_clock::now();
     const bool timed = o_.minutes > 0;
     const int per_round = timed ? o_.round_cases : (o_.cases > 0 ? o_.cases : 50);
@@ -133,7 +139,7 @@ class Campaign {
       const std::uint64_t seed = timed ? mix_seed(o_.seed, static_cast<std::uint64_t>(round)) : o_.seed;
       for (auto& be : backends_) {
         for (const Property* p : chosen) {
-          if (timed && elapsed() >= o_.minutes * 60.0) return finish(0);
+          if (timed && round > 0 && elapsed() >= o_.minutes * 60.0) return finish(0);
           if (!run_one(*p, *be, seed, per_round)) return finish(1);
         }
       }

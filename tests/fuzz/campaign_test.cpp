@@ -70,6 +70,19 @@ TEST(FuzzCampaign, TimedRunStopsWhenTheBudgetIsSpent) {
   EXPECT_EQ(out.find(" 0 cases"), std::string::npos) << "ran at least one round: " << out;
 }
 
+// However short the time box, the first round runs whole: a timed run never ends having checked
+// nothing. A property named twice runs once.
+TEST(FuzzCampaign, ATimedRunChecksEveryPropertyAtLeastOnceAndEachOnce) {
+  FuzzOptions o;
+  o.backend = "emulated";
+  o.properties = {"convert_matches_reference", "convert_matches_reference", "swizzle_bijection"};
+  o.minutes = 1e-9;
+  o.round_cases = 2;
+  std::string out, err;
+  EXPECT_EQ(run(o, out, err), 0) << out << err;
+  EXPECT_NE(out.find("4 cases on emulated in "), std::string::npos) << "one round of 2 cases of each property: " << out;
+}
+
 /// A run of one property with every kernel output byte flipped, saving the failure to `record`.
 FuzzOptions planted(const std::string& property, int cases, std::uint64_t seed, const std::string& record) {
   std::remove(record.c_str());

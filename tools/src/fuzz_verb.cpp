@@ -30,7 +30,9 @@ void add_fuzz_verb(CLI::App& app, int& exit_code) {
   auto minutes_text = std::make_shared<std::optional<std::string>>();
   auto seed_text = std::make_shared<std::optional<std::string>>();
   auto* minutes = add_text(*cmd, "--minutes", *minutes_text,
-                           "run rounds of every property for this many minutes (finite, >= 0)", kReal);
+                           "run rounds of every property for this many minutes (finite, > 0; the first round "
+                           "always runs whole)",
+                           kReal);
   // Through the typed parser too: 0 or a negative count is refused rather than read as "default".
   auto cases_text = std::make_shared<std::optional<std::string>>();
   add_text(*cmd, "--cases", *cases_text, "or: run this many cases of each property (>= 1; default 50)", kInt)
@@ -43,7 +45,7 @@ void add_fuzz_verb(CLI::App& app, int& exit_code) {
            "write the failing case to FILE (golden cases; docs/fuzzing.md, \"Saved failures\")", kFile);
   cmd->callback([opt, minutes_text, cases_text, seed_text, &exit_code] {
     if (*minutes_text) {
-      opt->minutes = io::parse_real_option("--minutes", **minutes_text, io::RealRule::kFiniteNonNegative);
+      opt->minutes = io::parse_real_option("--minutes", **minutes_text, io::RealRule::kFinitePositive);
     }
     if (*cases_text) {
       opt->cases = static_cast<int>(io::parse_int_option("--cases", **cases_text, 1, std::numeric_limits<int>::max()));

@@ -1,12 +1,14 @@
 // Tests of read_input (tools/include/mxv/io/input_file.h): regular files and pipes are read
-// whole; directories, devices, missing and empty files are refused with the option, the path and
-// the reason.
+// whole (a pipe up to a cap); directories, devices, missing and empty files are refused with the
+// option, the path and the reason.
 #include "mxv/io/input_file.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -50,6 +52,18 @@ TEST_F(InputFileTest, APipeOverTheCapIsRefused) {
   const std::string why = refusal(path("p"), false, 1000);
   writer.join();
   EXPECT_NE(why.find("delivered more than 1000 bytes"), std::string::npos) << why;
+}
+
+// The pipe cap never exceeds half the physical memory (read independently here with sysconf),
+// so a machine smaller than twice the default cap refuses an endless pipe instead of running out
+// of memory; below that, the caller's cap stands.
+TEST(PipeCap, IsTheCallersCapButAtMostHalfThePhysicalMemory) {
+  const auto memory = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  ASSERT_GT(memory, 0u);
+  EXPECT_EQ(pipe_cap(1000), 1000u);
+  EXPECT_LE(pipe_cap(std::uint64_t{1} << 62), memory / 2);
+  EXPECT_GE(pipe_cap(std::uint64_t{1} << 62), memory / 2 - static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)));
+  EXPECT_EQ(pipe_cap(kMaxPipeBytes), std::min(kMaxPipeBytes, pipe_cap(std::uint64_t{1} << 62)));
 }
 
 TEST_F(InputFileTest, RefusalsNameOptionPathAndReason) {

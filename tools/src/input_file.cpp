@@ -55,7 +55,17 @@ bool read_to_end(int fd, std::vector<std::uint8_t>& out, std::size_t expected, s
   return true;
 }
 
+// Half the physical memory, or no limit when the system does not say.
+std::uint64_t half_the_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return std::numeric_limits<std::uint64_t>::max();
+  return static_cast<std::uint64_t>(pages) / 2u * static_cast<std::uint64_t>(page);
+}
+
 }  // namespace
+
+std::uint64_t pipe_cap(std::uint64_t max_pipe_bytes) { return std::min(max_pipe_bytes, half_the_memory()); }
 
 std::vector<std::uint8_t> read_input(std::string_view option, const std::string& path, bool allow_empty,
                                      std::uint64_t max_pipe_bytes) {
@@ -78,10 +88,14 @@ std::vector<std::uint8_t> read_input(std::string_view option, const std::string&
         refuse(option, path, std::string("cannot be read: ") + std::strerror(errno));
       }
     } else if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
-      if (!read_to_end(f.fd, bytes, 65536, max_pipe_bytes, over_cap)) {
+      const std::uint64_t cap = pipe_cap(max_pipe_bytes);
+      if (!read_to_end(f.fd, bytes, 65536, cap, over_cap)) {
         refuse(option, path, std::string("cannot be read: ") + std::strerror(errno));
       }
-      if (over_cap) refuse(option, path, "delivered more than " + std::to_string(max_pipe_bytes) + " bytes");
+      if (over_cap) {
+        refuse(option, path, "delivered more than " + std::to_string(cap) + " bytes" +
+                                 (cap < max_pipe_bytes ? " (half this machine's memory)" : ""));
+      }
     } else {
       refuse(option, path, "is not a regular file or a pipe");
     }

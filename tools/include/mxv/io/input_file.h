@@ -14,6 +14,11 @@ namespace mxv::io {
 /// are meant for and below what would exhaust a workstation silently.
 inline constexpr std::uint64_t kMaxPipeBytes = std::uint64_t{1} << 36;
 
+/// What read_input lets a pipe deliver: `max_pipe_bytes`, but never more than half the machine's
+/// physical memory, since a buffer doubling past that ends in the out-of-memory killer rather
+/// than in a refusal.
+std::uint64_t pipe_cap(std::uint64_t max_pipe_bytes);
+
 /// Reads all of `path` for the option `option` ("--input"). Accepts a regular file or a pipe
 /// (named pipe, /dev/stdin fed by a pipe); refuses a directory, a character or block device
 /// (/dev/zero would never end, a terminal would wait for typing), a missing or unreadable file

@@ -24,6 +24,7 @@
 #include "mxv/io/input_file.h"
 #include "mxv/io/option_value.h"
 #include "mxv/io/output_files.h"
+#include "mxv/reference/command_options.h"
 #include "mxv/reference/float_format.h"
 #include "mxv/reference/small_float.h"
 #include "mxv/reference/wide_float.h"
@@ -110,8 +111,11 @@ void convert_file(const ConvertRequest& r) {
   std::vector<std::uint8_t> out;
   if (r.decode) {
     const FloatFormat& f = *m.format;
+    const Dialect dialect = dialect_by_name(r.dialect.value_or("cuda"));
+    // A byte that is no code of the format is refused naming --input and its offset there.
+    check_codes("--input", r.input, in, [&](std::uint8_t code) { (void)decode(f, code, dialect); });
     std::vector<float> values(in.size());
-    decode(f, in, values, dialect_by_name(r.dialect.value_or("cuda")));
+    decode(f, in, values, dialect);
     out.resize(io::SizeProduct("--output bytes").times(static_cast<std::int64_t>(in.size()), "codes").times(
         static_cast<std::int64_t>(width), type + " bytes").size());
     for (std::size_t i = 0; i < values.size(); ++i) {

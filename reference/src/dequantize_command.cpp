@@ -2,7 +2,9 @@
 // one raw output file, written all or nothing. The expected byte count of every input is
 // computed with overflow-checked products and compared with the file before the model runs, so
 // a shape too large for 64 bits (E = 2^20, N = K = 2^32) is a clear error, never a crash.
+#include <optional>
 #include <ostream>
+#include <span>
 #include <stdexcept>
 
 #include "mxv/io/checked_size.h"
@@ -14,6 +16,7 @@
 #include "mxv/reference/quantize.h"
 #include "mxv/reference/quantize_command.h"
 #include "mxv/reference/recipe.h"
+#include "mxv/reference/scale_layout.h"
 #include "mxv/reference/weight_layout.h"
 
 namespace mxv {
@@ -24,6 +27,50 @@ void expect_bytes(std::string_view option, const std::string& path, std::size_t 
   if (static_cast<std::int64_t>(got) == want) return;
   throw std::invalid_argument(std::string(option) + ": '" + path + "' holds " + std::to_string(got) +
                               " bytes; " + shape + " needs " + std::to_string(want));
+}
+
+// The packed axis holds two codes a byte, so it must be even; said here with the option that
+// carries it (--cols is K, --rows is N), which the model's own check cannot name.
+void require_even_packed_axis(WeightPacking packing, std::int64_t rows, std::int64_t cols) {
+  if (packing == WeightPacking::kKPacked && cols % 2 != 0) {
+    throw std::invalid_argument("--cols: k-packed weights need an even K, got " + std::to_string(cols));
+  }
+  if (packing == WeightPacking::kNPacked && rows % 2 != 0) {
+    throw std::invalid_argument("--rows: n-packed weights need an even N, got " + std::to_string(rows) +
+                                " (or give --packing k-packed)");
+  }
+}
+
+// NVFP4 reads one s_dec for every row, or one per expert (`per` of them; `experts` says which
+// option set that number).
+void check_global_count(const std::string& path, std::size_t got, std::int64_t per, const std::string& experts) {
+  if (got == 1 || static_cast<std::int64_t>(got) == per) return;
+  throw std::invalid_argument("--global: '" + path + "' holds " + std::to_string(got) +
+                              " fp32 values; NVFP4 needs 1 or one per expert " + experts);
+}
+
+// Where an activation's scales sit in the --scales file (a swizzled layout pads each expert).
+struct ActivationScales {
+  ScaleLayout layout;
+  GroupedRows groups;
+  std::int64_t kb;
+};
+
+// A scale byte the recipe cannot decode (UE4M3 has no sign bit) is refused with its offset in the
+// --scales file. Only the bytes the model reads are checked: a swizzled layout's padding is not.
+void check_scale_codes(const Recipe& recipe, const std::string& path, std::span<const std::uint8_t> scales,
+                       const std::optional<ActivationScales>& activation) {
+  const auto decode_one = [&](std::uint8_t code) { (void)decode_scale(recipe, code); };
+  if (!activation) {
+    check_codes("--scales", path, scales, decode_one);  // weights: every byte is a scale
+    return;
+  }
+  const ActivationScales& a = *activation;
+  const std::vector<std::uint8_t> linear = gather_scales(a.layout, a.groups, scales, a.kb);
+  check_codes("--scales", path, linear, decode_one, [&](std::size_t i) {
+    const auto row = static_cast<std::int64_t>(i) / a.kb;
+    return scale_offset(a.layout, a.groups, row, static_cast<std::int64_t>(i) % a.kb, a.kb);
+  });
 }
 
 }  // namespace
@@ -48,7 +95,7 @@ std::string_view dequantize_file_layouts() {
 void run_dequantize(const DequantizeRequest& r, std::ostream& out) {
   // 1. Options: names, what applies to the kind and recipe, shapes.
   const auto [recipe_name, recipe] = recipe_option(r.recipe);
-  const auto [out_dtype, out_type] = wide_type_option(r.out_dtype);
+  const auto [out_dtype, out_type] = wide_type_option(r.out_dtype, "--out-dtype");
   const std::string kind = r.kind.value_or("activations");
   if (kind != "activations" && kind != "weights") {
     throw std::invalid_argument("--kind: '" + kind + "' is not activations or weights");
@@ -68,8 +115,8 @@ void run_dequantize(const DequantizeRequest& r, std::ostream& out) {
   const std::int64_t rows = io::parse_int_option("--rows", *r.rows, 1, weights ? std::int64_t{1} << 32 : std::int64_t{1} << 40);
   const std::int64_t cols = io::parse_int_option("--cols", *r.cols, 1, std::int64_t{1} << 32);
   const std::int64_t experts = weights ? io::parse_int_option("--experts", *r.experts, 1, std::int64_t{1} << 20) : 1;
-  const WeightPacking packing = weight_packing_by_name(r.packing.value_or("k-packed"));
-  const ScaleLayout layout = scale_layout_by_name(r.scale_layout.value_or("linear"));
+  const WeightPacking packing = for_option("--packing", [&] { return weight_packing_by_name(r.packing.value_or("k-packed")); });
+  const ScaleLayout layout = scale_layout_option(r.scale_layout, "linear");
   const GroupedRows groups = r.rows_per_expert
                                  ? GroupedRows::from_counts(io::parse_counts_option("--rows-per-expert", *r.rows_per_expert))
                                  : GroupedRows::single(rows);
@@ -97,6 +144,7 @@ void run_dequantize(const DequantizeRequest& r, std::ostream& out) {
     }
     // Once E*N*K fits, the library's packed byte count (which also checks the packed axis is even) cannot overflow.
     io::SizeProduct("--elements values").times(experts, "--experts").times(rows, "--rows").times(cols, "--cols");
+    require_even_packed_axis(packing, rows, cols);
     want_elements = packed_weight_bytes(packing, WeightShape{experts, rows, cols});
   } else {
     const std::int64_t per_byte = recipe.element == ElementFormat::kFp4E2M1 ? 2 : 1;
@@ -115,6 +163,11 @@ void run_dequantize(const DequantizeRequest& r, std::ostream& out) {
                                   " bytes, not a whole number of fp32 values");
     }
     s_dec = widen_to_fp32(WideType::kFp32, bytes);
+    const std::int64_t per = weights ? experts : static_cast<std::int64_t>(groups.counts.size());
+    check_global_count(*r.global, s_dec.size(), per,
+                       weights              ? "(--experts " + std::to_string(per) + ")"
+                       : r.rows_per_expert ? "(--rows-per-expert has " + std::to_string(per) + ")"
+                                           : "(one per expert needs --rows-per-expert)");
   }
   const auto elements = io::read_input("--elements", r.elements);
   expect_bytes("--elements", r.elements, elements.size(), want_elements, shape);
@@ -122,6 +175,7 @@ void run_dequantize(const DequantizeRequest& r, std::ostream& out) {
   const std::int64_t want_scales = weights ? weight_scale_bytes(recipe, WeightShape{experts, rows, cols})
                                            : scale_buffer_size(layout, groups, kb);
   expect_bytes("--scales", r.scales, scales.size(), want_scales, shape + " (" + std::to_string(kb) + " blocks per row)");
+  check_scale_codes(recipe, r.scales, scales, weights ? std::nullopt : std::optional{ActivationScales{layout, groups, kb}});
 
   // 4. The model, then the output.
   std::vector<float> values =

@@ -41,7 +41,7 @@ void run_quantize(const QuantizeRequest& r, std::ostream& out) {
   const auto [recipe_name, recipe] = recipe_option(r.recipe);
   const auto [dtype_name, type] = wide_type_option(r.dtype);
   QuantizeOptions o;
-  o.scale_layout = scale_layout_by_name(r.scale_layout.value_or("linear"));
+  o.scale_layout = scale_layout_option(r.scale_layout, "linear");
   const std::string mx_why = mx_refusal(recipe_name);
   io::reject_if_given(!recipe.is_nvfp4() && r.tensor_amax.has_value(), "--tensor-amax", mx_why);
   io::reject_if_given(!recipe.is_nvfp4() && r.scale_per_expert, "--scale-per-expert", mx_why);
@@ -68,7 +68,7 @@ void run_quantize(const QuantizeRequest& r, std::ostream& out) {
   if (r.out_global) files.output("--out-global", *r.out_global);
   std::optional<RcpApproxTable> table;
   if (r.rcp_table) {
-    table = RcpApproxTable::load(*r.rcp_table);
+    table = RcpApproxTable::load(*r.rcp_table, "--rcp-table");
     o.rcp_table = &*table;
   }
 
@@ -86,6 +86,13 @@ void run_quantize(const QuantizeRequest& r, std::ostream& out) {
     throw std::invalid_argument("--rows: " + std::to_string(given_rows) + " but --input holds " + std::to_string(rows) +
                                 " rows of " + std::to_string(cols) + " " + dtype_name + " values");
   }
+  if (r.rows_per_expert) {
+    const std::int64_t expert_rows = GroupedRows::from_counts(o.group_counts).total_rows;
+    if (expert_rows != rows) {
+      throw std::invalid_argument("--rows-per-expert: the counts sum to " + std::to_string(expert_rows) +
+                                  " but --input holds " + std::to_string(rows) + " rows");
+    }
+  }
 
   // 4. The model, then the outputs.
   QuantizedActivations q = quantize_activations(recipe, type, input, rows, cols, o);
@@ -102,7 +109,7 @@ void run_quantize(const QuantizeRequest& r, std::ostream& out) {
   out << "quantized " << rows << " x " << cols << " (" << dtype_name << ") with " << recipe.name << ": "
       << element_bytes << " element bytes, " << scale_bytes << " scale bytes ("
       << to_string(o.scale_layout) << ")";
-  if (recipe.is_nvfp4()) out << ", tensor amax " << q.tensor[0].amax << ", s_dec " << q.tensor[0].s_dec;
+  if (recipe.is_nvfp4()) out << ", " << tensor_scales_summary(q.tensor);
   out << "\n";
 }
 

@@ -6,13 +6,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
 
 #include "mxv/io/data_files.h"
+#include "mxv/io/input_file.h"
 #include "mxv/io/output_files.h"
 
 namespace mxv {
@@ -105,24 +105,23 @@ RcpApproxTable RcpApproxTable::from_deltas(std::span<const std::int8_t> deltas) 
   return t;
 }
 
-RcpApproxTable RcpApproxTable::load(const std::string& path) {
+RcpApproxTable RcpApproxTable::load(const std::string& path, std::string_view source) {
+  // Through the io layer, as every input is read: a directory, a device (/dev/zero never ends)
+  // or an unreadable file is refused with the system's reason, before any byte is parsed.
+  const std::vector<std::uint8_t> bytes = io::read_input(source, path, false, kHeaderBytes + kPayloadBytes);
   auto fail = [&](const std::string& what) {
-    throw std::invalid_argument("rcp.approx table '" + path + "': " + what);
+    throw std::invalid_argument(std::string(source) + ": '" + path + "' is not a valid rcp.approx table: " + what);
   };
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot open the file");
-  std::uint8_t header[kHeaderBytes];
-  in.read(reinterpret_cast<char*>(header), kHeaderBytes);
-  if (in.gcount() != static_cast<std::streamsize>(kHeaderBytes)) fail("truncated header");
+  if (bytes.size() < kHeaderBytes) fail("truncated header (" + std::to_string(bytes.size()) + " bytes)");
+  const std::uint8_t* header = bytes.data();
   if (std::memcmp(header, kMagic, sizeof kMagic) != 0) fail("bad magic (expected MXVRCPA1)");
   if (get_u32(header + 8) != kVersion) fail("unsupported version " + std::to_string(get_u32(header + 8)));
   if (get_u32(header + 12) != kEntries) fail("entries must be 2^23, got " + std::to_string(get_u32(header + 12)));
   if (get_u32(header + 16) != 2) fail("bits per entry must be 2");
+  if (bytes.size() < kHeaderBytes + kPayloadBytes) fail("truncated payload");
+  if (bytes.size() > kHeaderBytes + kPayloadBytes) fail("trailing bytes after the payload");
   RcpApproxTable t;
-  t.packed_.resize(kPayloadBytes);
-  in.read(reinterpret_cast<char*>(t.packed_.data()), static_cast<std::streamsize>(kPayloadBytes));
-  if (in.gcount() != static_cast<std::streamsize>(kPayloadBytes)) fail("truncated payload");
-  if (in.peek() != std::char_traits<char>::eof()) fail("trailing bytes after the payload");
+  t.packed_.assign(bytes.begin() + kHeaderBytes, bytes.end());
   if (t.payload_hash() != get_u64(header + 24)) fail("payload hash mismatch (corrupted file)");
   for (std::size_t i = 0; i < kPayloadBytes; ++i) {
     for (int k = 0; k < 4; ++k) {
@@ -181,7 +180,8 @@ struct DefaultTable {
 DefaultTable resolve_default_table() {
   DefaultTable d;
   std::string path;
-  std::string source;
+  std::string source;  // what a bad file is called in the error
+  std::string note;    // appended to it
   const char* env = std::getenv("MXV_RCP_APPROX_TABLE");
   if (env != nullptr && std::string_view(env) == "none") {
     d.why_none = "MXV_RCP_APPROX_TABLE=none disables the default table";
@@ -189,19 +189,20 @@ DefaultTable resolve_default_table() {
   }
   if (env != nullptr && *env != '\0') {
     path = env;
-    source = "from MXV_RCP_APPROX_TABLE";
+    source = "MXV_RCP_APPROX_TABLE";
   } else {
     path = committed_rcp_approx_table_path();
     if (path.empty()) {
       d.why_none = io::describe_data_search(kRcpApproxTableFileName);
       return d;
     }
-    source = "the committed default table";
+    source = "rcp.approx table";
+    note = " (the committed default table)";
   }
   try {
-    d.table = std::make_unique<RcpApproxTable>(RcpApproxTable::load(path));
+    d.table = std::make_unique<RcpApproxTable>(RcpApproxTable::load(path, source));
   } catch (const std::invalid_argument& e) {
-    d.error = std::string(e.what()) + " (" + source + ")";
+    d.error = e.what() + note;
   }
   return d;
 }

@@ -58,7 +58,7 @@ void run_swiglu_quantize(const SwigluQuantizeRequest& req, std::ostream& out) {
   }
   auto [recipe_name, recipe] = recipe_option(req.recipe);
   if (!recipe.is_nvfp4()) bad("--recipe", "'" + recipe_name + "' is not an NVFP4 preset");
-  recipe.activation = SwigluActivation::parse_kind(req.activation.value_or("silu"));
+  recipe.activation = for_option("--activation", [&] { return SwigluActivation::parse_kind(req.activation.value_or("silu")); });
   io::reject_if_given(recipe.activation != Activation::kSwigluClamped && req.alpha.has_value(), "--alpha",
                       "to --activation silu (swiglu-clamped only)");
   io::reject_if_given(recipe.activation != Activation::kSwigluClamped && req.limit.has_value(), "--limit",
@@ -76,9 +76,12 @@ void run_swiglu_quantize(const SwigluQuantizeRequest& req, std::ostream& out) {
   io::reject_if_given(req.unfused && req.activated_dtype.has_value(), "--activated-dtype",
                       "with --unfused (the unfused pair always writes a bf16 tensor)");
   SwigluQuantizeOptions opt;
-  opt.layout = GateUpLayout::parse(req.layout.value_or("halves"));
-  opt.layout.validate(static_cast<std::size_t>(isize));
-  opt.scale_layout = scale_layout_by_name(req.scale_layout.value_or("swizzled"));
+  opt.layout = for_option("--layout", [&] {
+    GateUpLayout layout = GateUpLayout::parse(req.layout.value_or("halves"));
+    layout.validate(static_cast<std::size_t>(isize));
+    return layout;
+  });
+  opt.scale_layout = scale_layout_option(req.scale_layout, "swizzled");
   opt.scale_per_group = req.scale_per_expert;
   if (req.rows_per_expert) opt.group_counts = io::parse_counts_option("--rows-per-expert", *req.rows_per_expert);
   if (req.scale_per_expert && opt.group_counts.empty()) bad("--scale-per-expert", "needs --rows-per-expert");
@@ -133,8 +136,8 @@ void run_swiglu_quantize(const SwigluQuantizeRequest& req, std::ostream& out) {
   files.commit();
   out << "swiglu-quantize: " << rows << " rows x I=" << isize << ", " << to_string(opt.layout) << ", "
       << (req.unfused ? "unfused" : "fused") << ", recipe " << recipe.name << "; " << element_bytes << " element bytes, "
-      << scale_bytes << " scale bytes, " << s_dec.size() << " global scale(s), tensor amax "
-      << result.quantized.tensor[0].amax << ", s_dec " << s_dec[0] << "\n";
+      << scale_bytes << " scale bytes, " << s_dec.size() << " global scale(s), "
+      << tensor_scales_summary(result.quantized.tensor) << "\n";
 }
 
 }  // namespace mxv

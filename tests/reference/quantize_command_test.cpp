@@ -98,11 +98,11 @@ TEST_F(QuantizeCommand, BadOptionsNameTheOptionAndLeaveNoFiles) {
       {"--cols", [](QuantizeRequest& q) { q.cols = "4"; }},        // 6 values are not rows of 4
       {"--cols", [](QuantizeRequest& q) { q.cols = "x3"; }},
       {"--rows", [](QuantizeRequest& q) { q.rows = "3"; }},        // file holds 2 rows of 3
-      {"recipe", [](QuantizeRequest& q) { q.recipe = "nvfp5"; }},
-      {"dtype", [](QuantizeRequest& q) { q.dtype = "fp64"; }},
-      {"scale layout", [](QuantizeRequest& q) { q.scale_layout = "tiled"; }},
+      {"--recipe: unknown preset", [](QuantizeRequest& q) { q.recipe = "nvfp5"; }},
+      {"--dtype: unknown name", [](QuantizeRequest& q) { q.dtype = "fp64"; }},
+      {"--scale-layout: unknown name", [](QuantizeRequest& q) { q.scale_layout = "tiled"; }},
       {"--out-global", [](QuantizeRequest& q) { q.out_global.reset(); }},
-      {"group counts", [](QuantizeRequest& q) { q.rows_per_expert = "1,2"; }},
+      {"--rows-per-expert: the counts sum to 3", [](QuantizeRequest& q) { q.rows_per_expert = "1,2"; }},
       {"--input", [](QuantizeRequest& q) { q.input += ".missing"; }},
   };
   for (const Case& c : cases) {

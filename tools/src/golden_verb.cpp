@@ -1,16 +1,21 @@
 // `mxv golden regen|check|template|describe|diff`: options only; each verb's logic is in golden/
 // (golden_tool.h), the file schema in docs/golden-files.md. Exit codes (golden_tool.h): 0
 // success, 1 a verification result (changes found, a case failed, files differ), 2 bad usage or
-// a bad file.
+// a bad file. Options go through the shared vocabulary (vocabulary.h) like every verb's: the same
+// type names in --help, integers parsed by mxv::io so "-1" and "0x10" are refused.
 #include <CLI/CLI.hpp>
+#include <cstddef>
 #include <iostream>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mxv/cli/verbs.h"
 #include "mxv/cli/vocabulary.h"
 #include "mxv/golden/golden_tool.h"
+#include "mxv/io/option_value.h"
 
 namespace mxv::cli {
 
@@ -35,33 +40,43 @@ void add_golden_verb(CLI::App& app, int argc, char** argv, int& exit_code) {
       *golden, "regen", "Rewrite golden files from the reference; print per case the bytes changed, cases added and removed");
   regen->command_line = cmdline;
   r->add_flag("--check", regen->check, "change nothing; exit 1 when regeneration would change anything");
-  r->add_option("FILE", regen->files,
-                "files to regenerate (default: the committed set golden/*.h5); the name's stem is the family: codes, "
-                "quantize, dequantize, swiglu");
+  add_text(*r, "FILE", regen->files,
+           "files to regenerate (default: the committed set golden/*.h5); the name's stem is the family: codes, "
+           "quantize, dequantize, swiglu",
+           kFile);
   r->callback([regen, &exit_code] { exit_code = golden::run_regen(*regen, std::cout, std::cerr); });
 
   const auto [c, check] = add_verb<golden::CheckOptions>(
       *golden, "check",
       "Run the kernels on golden inputs and compare with the expected outputs (classified report), or check a "
       "candidate file another implementation filled in");
-  c->add_option("--backend", check->backend, "auto | cuda | emulated (auto: every available backend)")
-      ->capture_default_str();
-  c->add_option("--candidate", check->candidate,
-                "a file written by `mxv golden template` whose outputs another implementation filled in");
-  c->add_option("--max-listed", check->max_listed, "mismatches listed per failing output")->capture_default_str();
-  c->add_option("FILE", check->files, "golden files (default: the committed set golden/*.h5)");
-  c->callback([check, &exit_code] { exit_code = golden::run_check(*check, std::cout, std::cerr); });
+  add_backend(*c, check->backend);
+  add_text(*c, "--candidate", check->candidate,
+           "a file written by `mxv golden template` whose outputs another implementation filled in", kFile);
+  auto max_listed = std::make_shared<std::optional<std::string>>();
+  add_text(*c, "--max-listed", *max_listed,
+           "mismatches listed per failing output, >= 0 (default " + std::to_string(check->max_listed) + ")", kInt);
+  add_text(*c, "FILE", check->files, "golden files (default: the committed set golden/*.h5)", kFile);
+  c->callback([check, max_listed, &exit_code] {
+    if (*max_listed) {
+      check->max_listed = static_cast<std::size_t>(
+          io::parse_int_option("--max-listed", **max_listed, 0, std::numeric_limits<int>::max()));
+    }
+    exit_code = golden::run_check(*check, std::cout, std::cerr);
+  });
 
   const auto [t, tmpl] = add_verb<golden::TemplateOptions>(
       *golden, "template", "Write a candidate file: the cases' inputs and empty outputs of the right shape and dtype");
   tmpl->command_line = cmdline;
-  t->add_option("--case", tmpl->cases, "case names or shell patterns (quantize.nvfp4_te.*)")->required();
-  t->add_option("-o,--output", tmpl->output, "the candidate file to write")->required();
+  add_text(*t, "--case", tmpl->cases, "case names or shell patterns (quantize.nvfp4_te.*; required, repeatable)", kName)
+      ->required();
+  add_text(*t, "-o,--output", tmpl->output, "the candidate file to write (required; written whole or not at all)", kFile)
+      ->required();
   t->callback([tmpl, &exit_code] { exit_code = golden::run_template(*tmpl, std::cout, std::cerr); });
 
   const auto [d, describe_file] =
       add_verb<std::string>(*golden, "describe", "List a file's provenance and cases (recipes, shapes, datasets)");
-  d->add_option("FILE", *describe_file, "a golden or candidate file")->required();
+  add_text(*d, "FILE", *describe_file, "a golden or candidate file", kFile)->required();
   d->callback([describe_file, &exit_code] { exit_code = golden::run_describe(*describe_file, std::cout, std::cerr); });
 
   const auto [df, diff_files] = add_verb<std::vector<std::string>>(

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mxv {
@@ -44,9 +45,12 @@ class RcpApproxTable {
   /// From one delta per significand (each -1, 0 or +1; exactly kEntries of them). Throws
   /// std::invalid_argument naming the first bad entry.
   static RcpApproxTable from_deltas(std::span<const std::int8_t> deltas);
-  /// Reads a table file; throws std::invalid_argument naming the file and what is wrong with it
-  /// (missing, truncated, bad magic/version/size, hash mismatch, invalid entry).
-  static RcpApproxTable load(const std::string& path);
+  /// Reads a table file through the io layer (mxv/io/input_file.h: a regular file or a pipe);
+  /// throws std::invalid_argument "<source>: '<path>' <reason>", `source` naming where the path
+  /// came from ("--rcp-table", "MXV_RCP_APPROX_TABLE"), for a missing, unreadable, directory or
+  /// device path and for a bad table (truncated, bad magic/version/size, hash mismatch, invalid
+  /// entry).
+  static RcpApproxTable load(const std::string& path, std::string_view source = "rcp.approx table");
   /// Writes the table in the format above, all or nothing (io::OutputBatch: a fresh temporary
   /// beside `path`, renamed into place). Throws std::invalid_argument for a path that cannot be
   /// an output, std::runtime_error when writing fails.

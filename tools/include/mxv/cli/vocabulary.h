@@ -36,10 +36,16 @@ inline constexpr const char* kName = "NAME";
 inline constexpr const char* kCounts = "INT,INT,...";
 
 /// One option holding text, shown in --help as `type_name`; `dest` is std::string (empty when
-/// not given) or std::optional<std::string>.
+/// not given), std::optional<std::string> or, for a repeatable one, std::vector<std::string>. A
+/// FILE given as '' is refused: a verb reads an empty path as "not given" and would silently
+/// skip the file (`--json ''` writing no report).
 template <class Dest>
 CLI::Option* add_text(CLI::App& cmd, const std::string& names, Dest& dest, const std::string& help, const char* type_name) {
-  return cmd.add_option(names, dest, help)->type_name(type_name);
+  CLI::Option* option = cmd.add_option(names, dest, help)->type_name(type_name);
+  if (std::string_view(type_name) == kFile) {
+    option->check([](const std::string& path) { return path.empty() ? std::string("a file is required, got ''") : std::string(); });
+  }
+  return option;
 }
 
 /// --seed: a 64-bit seed as text (the verb parses it with io::parse_uint64_option). `what` names

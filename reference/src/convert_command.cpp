@@ -37,15 +37,23 @@ struct Resolved {
   ConvertMode mode;
 };
 
+// --format and --dialect, refused naming the option.
+const FloatFormat& format_option(const std::string& name) {
+  return for_option("--format", [&]() -> const FloatFormat& { return format_by_name(name); });
+}
+Dialect dialect_option(const std::optional<std::string>& name) {
+  return for_option("--dialect", [&] { return dialect_by_name(name.value_or("cuda")); });
+}
+
 // Explicit choices are validated as given; missing ones default to the first the format
 // supports in that dialect, so `--format e8m0` alone means ceil (up), satfinite.
 Resolved resolve_mode(const ConvertRequest& r) {
-  Resolved out{&format_by_name(r.format), {}};
-  out.mode.dialect = dialect_by_name(r.dialect.value_or("cuda"));
+  Resolved out{&format_option(r.format), {}};
+  out.mode.dialect = dialect_option(r.dialect);
   std::vector<Rounding> roundings{Rounding::kNearestEven, Rounding::kUp, Rounding::kTowardZero};
   std::vector<Saturation> saturations{Saturation::kFinite, Saturation::kNone};
-  if (r.rounding) roundings = {rounding_by_name(*r.rounding)};
-  if (r.saturation) saturations = {saturation_by_name(*r.saturation)};
+  if (r.rounding) roundings = {for_option("--rounding", [&] { return rounding_by_name(*r.rounding); })};
+  if (r.saturation) saturations = {for_option("--saturation", [&] { return saturation_by_name(*r.saturation); })};
   for (Rounding ro : roundings) {
     for (Saturation sa : saturations) {
       const ConvertMode m{ro, sa, out.mode.dialect};
@@ -103,7 +111,7 @@ void convert_file(const ConvertRequest& r) {
                       "without --decode (the output is codes; give the input type with --dtype)");
   const std::string type = r.decode ? r.out_dtype.value_or("fp32") : r.dtype.value_or("fp32");
   const std::size_t width = element_size(r.decode ? "--out-dtype" : "--dtype", type);
-  const Resolved m = r.decode ? Resolved{&format_by_name(r.format), {}} : resolve_mode(r);
+  const Resolved m = r.decode ? Resolved{&format_option(r.format), {}} : resolve_mode(r);
   io::OutputBatch files;
   files.input("--input", r.input);
   files.output("--output", r.output);
@@ -111,7 +119,7 @@ void convert_file(const ConvertRequest& r) {
   std::vector<std::uint8_t> out;
   if (r.decode) {
     const FloatFormat& f = *m.format;
-    const Dialect dialect = dialect_by_name(r.dialect.value_or("cuda"));
+    const Dialect dialect = dialect_option(r.dialect);
     // A byte that is no code of the format is refused naming --input and its offset there.
     check_codes("--input", r.input, in, [&](std::uint8_t code) { (void)decode(f, code, dialect); });
     std::vector<float> values(in.size());
@@ -215,7 +223,7 @@ std::string sha256_hex(std::span<const std::uint8_t> bytes) {
 }
 
 void run_convert(const ConvertRequest& request, std::ostream& out) {
-  format_by_name(request.format);  // a clear error before anything else
+  format_option(request.format);  // a clear error before anything else
   if (!request.sweep.empty()) {
     sweep_fp32(request, out);
   } else {

@@ -90,8 +90,8 @@ TEST(Fp4BlockPow2, EqualsTheReferenceOnEveryBf16InputUnderEveryCodeItServes) {
 // number) gives wrong words, which the sweep reports.
 TEST(Fp4BlockPow2, SweepReportsTheCodeItCannotServe) { EXPECT_NE(sweep_code(0), ""); }
 
-// The slot cursor (fp4_block::SlotCursor) against the reference layout: at every step the cursor's
-// (row, k) is where the reference puts the scale byte the step's item names
+// The slot cursors (fp4_block::SlotCursor, WholeAtomCursor) against the reference layout: at every
+// step the cursor's (row, k) is where the reference puts the scale byte the step's item names
 // (reference/src/scale_layout.cpp, written apart from the kernels). The message of the first
 // disagreement, or "".
 template <class Cursor>
@@ -135,6 +135,28 @@ TEST(Fp4BlockCursors, SlotCursorStandsOnEveryItemOfItsWalk) {
       }
     }
   }
+}
+
+TEST(Fp4BlockCursors, WholeAtomCursorStandsOnEveryItemOfItsWalk) {
+  int walks = 0;
+  for (const CursorShape& s : kCursorShapes) {
+    const bool swizzled = s.scale_rows % 128 == 0 && s.kb_slots % 4 == 0;
+    // Whole atoms: any stride when linear, a multiple of 512 items when swizzled.
+    for (const std::uint64_t stride : {1ull, 32ull, 256ull, 512ull, 1000ull, 1536ull, 33792ull}) {
+      const auto probe = fp4_block::slot_cursor<std::uint32_t>(0, static_cast<std::uint32_t>(stride),
+                                                              static_cast<std::uint32_t>(s.kb_slots), swizzled);
+      ASSERT_EQ(probe.d_o == 0u, !swizzled || stride % 512 == 0) << stride;
+      if (probe.d_o != 0u) continue;
+      for (std::uint32_t first = 0; first < 600; first += 7) {
+        const auto c = fp4_block::slot_cursor<std::uint32_t>(first, static_cast<std::uint32_t>(stride),
+                                                            static_cast<std::uint32_t>(s.kb_slots), swizzled);
+        ASSERT_EQ(walk_disagreement(fp4_block::whole_atom_cursor(c), swizzled, s.scale_rows, s.kb_slots, first, stride),
+                  "");
+        ++walks;
+      }
+    }
+  }
+  EXPECT_GT(walks, 500);  // the shapes above do take the whole-atom walks
 }
 
 }  // namespace

@@ -144,6 +144,47 @@ MXV_HD MXV_FORCEINLINE SlotCursor<Index> slot_cursor(Index first_item, Index ite
   return c;
 }
 
+/// A SlotCursor whose stride holds whole atoms (`d_o` 0: linear always, swizzled when the stride is
+/// a multiple of 512 items, which a grid of an even number of 256-thread blocks gives). The byte
+/// within the atom never changes, so the cursor keeps the row and the column themselves: a step
+/// adds the column step, wraps once past the row tile's last column and adds the row step. On
+/// sm_90 SlotCursor's row(), k() and advance() cost about 20 instructions a slot, this about 6.
+template <class Index = std::uint64_t>
+struct WholeAtomCursor {
+  Index row_ = 0;
+  Index k_ = 0;
+  Index d_row = 0;     ///< rows per step beyond a wrap (d_tile rows tiles)
+  Index d_k = 0;       ///< columns per step (d_group groups)
+  Index k_limit = 0;   ///< the first column past the row tile's last, at this atom byte
+  Index k_span = 0;    ///< columns in a row tile
+  Index row_step = 0;  ///< rows in a row tile
+
+  MXV_HD MXV_FORCEINLINE Index row() const { return row_; }
+  MXV_HD MXV_FORCEINLINE Index k() const { return k_; }
+  MXV_HD MXV_FORCEINLINE void advance() {
+    k_ += d_k;
+    if (k_ >= k_limit) {
+      k_ -= k_span;
+      row_ += row_step;
+    }
+    row_ += d_row;
+  }
+};
+
+/// The WholeAtomCursor standing where `c` stands and stepping as it does; `c.d_o` must be 0.
+template <class Index>
+MXV_HD MXV_FORCEINLINE WholeAtomCursor<Index> whole_atom_cursor(const SlotCursor<Index>& c) {
+  WholeAtomCursor<Index> w;
+  w.row_ = c.row();
+  w.k_ = c.k();
+  w.d_row = static_cast<Index>(c.d_tile << c.tile_shift);
+  w.d_k = static_cast<Index>(c.d_group << c.group_shift);
+  w.k_span = static_cast<Index>(c.groups << c.group_shift);
+  w.k_limit = static_cast<Index>(w.k_span + (c.o & 3u));
+  w.row_step = static_cast<Index>(Index{1} << c.tile_shift);
+  return w;
+}
+
 /// The shuffle mask of the lane pair that shares one scale block with thread `thread_x` of its
 /// block: that lane and its neighbour (lanes 2m and 2m + 1; block sizes are multiples of 32, so a
 /// pair never straddles a warp). Both lanes of a pair always take the same item, hence the same

@@ -352,7 +352,11 @@ MXV_HD MXV_FORCEINLINE void activate_bf16_pairs16(Ctx& ctx, const SwigluInput& i
   const bool clamped = in.activation == Activation::kSwigluClamped;
   if ((outside & kGateTableOutside2) == 0u) {
     // The factor of slot s lies 4s bytes into the table. With every low slot below 2^13, a word's
-    // high slot times 4 is its slots shifted right by 14 (one instruction).
+    // high slot times 4 is its slots shifted right by 14 (one instruction). The low slot is taken
+    // by a byte permute (low half, zeros above): written as a mask, nvcc moved the mask after the
+    // shift and added the table's base separately, three instructions where the permute and one
+    // shift-add are two (sm_90 SASS: 387 -> 379 per slot with interleaved(8), 390 -> 382 halves;
+    // on the H200 78.5 -> 78.8 / 80.1 -> 80.9% alone, BENCHMARKS.md, run 79).
     unsigned char* const table_bytes = reinterpret_cast<unsigned char*>(table.raw);
     const auto factor_at = [&](std::uint32_t byte_offset) {
       return ctx.load(SharedPtr<float>{reinterpret_cast<float*>(table_bytes + byte_offset)}, 0);
@@ -360,7 +364,7 @@ MXV_HD MXV_FORCEINLINE void activate_bf16_pairs16(Ctx& ctx, const SwigluInput& i
     const auto tabled = [&](auto up_factor) {
       MXV_SWIGLU_UNROLL
       for (unsigned i = 0; i < 8; ++i) {
-        out[2u * i] = swiglu_math::mul_rn(factor_at((slots[i] & 0xFFFFu) * 4u),
+        out[2u * i] = swiglu_math::mul_rn(factor_at(fp4_block::byte_perm(slots[i], 0u, 0x4410u) * 4u),
                                           up_factor(fp4_block::bf16_pair_element(up, 2u * i)));
         out[2u * i + 1u] =
             swiglu_math::mul_rn(factor_at(slots[i] >> 14), up_factor(fp4_block::bf16_pair_element(up, 2u * i + 1u)));
@@ -453,10 +457,10 @@ struct TakenSlot {
   bool real = false;
 };
 
-/// The cursor's slot, then the cursor advanced by the launch's stride.
-template <class Index, class Ctx>
-MXV_HD MXV_FORCEINLINE TakenSlot<Index> take_slot(Ctx& ctx, const SwigluQuantizeParams& p,
-                                                  fp4_block::SlotCursor<Index>& cursor) {
+/// The cursor's slot, then the cursor (fp4_block::SlotCursor or WholeAtomCursor) advanced by the
+/// launch's stride.
+template <class Index, class Ctx, class Cursor>
+MXV_HD MXV_FORCEINLINE TakenSlot<Index> take_slot(Ctx& ctx, const SwigluQuantizeParams& p, Cursor& cursor) {
   const Index scale_row = cursor.row();
   const Index k = cursor.k();
   cursor.advance();
@@ -544,11 +548,11 @@ MXV_HD MXV_FORCEINLINE void swiglu_quantize_bf16_slots(Ctx& ctx, const SwigluQua
   // H200 this took the NVFP4 bf16 kernel from 75.0-75.5 / 76.2-76.7% of copy to 77.5-78.3 /
   // 78.2-78.9% (interleaved:8 / halves; BENCHMARKS.md, run 65; run 66 on another H200: 74.2-74.4 /
   // 75.6-75.9% to 76.6-76.9 / 77.0-77.4%).
-  const auto slot_loop = [&](auto known_group) {
+  const auto slot_loop = [&](auto known_group, auto walk) {
     SwigluInput in = p.in;
     if constexpr (decltype(known_group)::value >= 0) in.placement.group = decltype(known_group)::value;
     for (Index i = tid; i < items; i += stride) {
-      const auto slot = swiglu_detail::take_slot(ctx, p, cursor);
+      const auto slot = swiglu_detail::take_slot<Index>(ctx, p, walk);
       const Index k = slot.k;
       if (!slot.real) {
         ctx.store(p.scales, i, std::uint8_t{0});  // padding slot
@@ -571,12 +575,18 @@ MXV_HD MXV_FORCEINLINE void swiglu_quantize_bf16_slots(Ctx& ctx, const SwigluQua
       ctx.store(p.scales, i, part.code);
     }
   };
-  if (p.in.placement.group == 0u) {
-    slot_loop(std::integral_constant<int, 0>{});
-  } else if (p.in.placement.group == 8u) {
-    slot_loop(std::integral_constant<int, 8>{});
+  // The common placements also take the cheaper cursor when the stride allows it (always on a GPU
+  // with an even number of SMs: a one-wave grid of 256-thread blocks); every other launch takes the
+  // general loop, so the number of loop copies stays three. With the gate table's byte permute
+  // this took the NVFP4 bf16 kernel from 78.5 / 80.1% of copy to 80.6 / 81.8% on the H200
+  // (interleaved:8 / halves; BENCHMARKS.md, run 79).
+  const bool whole_atoms = cursor.d_o == 0u;
+  if (whole_atoms && p.in.placement.group == 0u) {
+    slot_loop(std::integral_constant<int, 0>{}, fp4_block::whole_atom_cursor(cursor));
+  } else if (whole_atoms && p.in.placement.group == 8u) {
+    slot_loop(std::integral_constant<int, 8>{}, fp4_block::whole_atom_cursor(cursor));
   } else {
-    slot_loop(std::integral_constant<int, -1>{});
+    slot_loop(std::integral_constant<int, -1>{}, cursor);
   }
   if (ctx.thread_idx().x == 0u) swiglu_detail::wait_gate_table(ctx);  // see above
 }
@@ -604,7 +614,7 @@ MXV_HD MXV_FORCEINLINE void swiglu_quantize_f32_pairs(Ctx& ctx, const SwigluQuan
       pair, stride, static_cast<Index>(p.kb_slots), p.layout == ScaleLayout::kSwizzled128x4);
   const auto pair_max = [&](std::uint32_t m) { return fp4_block::lane_pair_max(ctx, pair_mask, m); };
   for (Index i = pair; i < items; i += stride) {
-    const auto slot = swiglu_detail::take_slot(ctx, p, cursor);
+    const auto slot = swiglu_detail::take_slot<Index>(ctx, p, cursor);
     const Index k = slot.k;
     if (!slot.real) {
       if (half == 0u) ctx.store(p.scales, i, std::uint8_t{0});  // padding slot

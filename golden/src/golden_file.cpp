@@ -306,15 +306,19 @@ class CaseReader {
   CaseParams params_;
 };
 
-Provenance read_provenance(const H5Reader& r) {
-  const std::string& f = r.path();
-  if (!r.has_attr("/", "schema")) {
-    throw GoldenFileError(f, "", "an HDF5 file, but not an mxv golden file (the root has no 'schema' attribute)");
-  }
+// Why the open HDF5 file is not of the mxv golden schema (any version), or "".
+std::string schema_problem(const H5Reader& r) {
+  if (!r.has_attr("/", "schema")) return "an HDF5 file, but not an mxv golden file (the root has no 'schema' attribute)";
   const std::string schema = r.attr_string("/", "schema");
   if (schema != kSchemaName) {
-    throw GoldenFileError(f, "", "an HDF5 file of schema '" + schema + "', not an mxv golden file ('" + std::string(kSchemaName) + "')");
+    return "an HDF5 file of schema '" + schema + "', not an mxv golden file ('" + std::string(kSchemaName) + "')";
   }
+  return "";
+}
+
+Provenance read_provenance(const H5Reader& r) {
+  const std::string& f = r.path();
+  if (const std::string problem = schema_problem(r); !problem.empty()) throw GoldenFileError(f, "", problem);
   const std::int64_t version = r.attr_int("/", "schema_version");
   if (version != kSchemaVersion) {
     throw GoldenFileError(f, "", "schema version " + std::to_string(version) + ", this mxv reads version " +
@@ -403,9 +407,7 @@ void write_golden_file(const std::string& path, const Provenance& prov, const st
 std::string why_regen_may_not_replace(const std::string& path) {
   try {
     const H5Reader r(path);
-    if (!r.has_attr("/", "schema")) return "an HDF5 file, but not an mxv golden file (the root has no 'schema' attribute)";
-    const std::string schema = r.attr_string("/", "schema");
-    if (schema != kSchemaName) return "an HDF5 file of schema '" + schema + "', not an mxv golden file";
+    if (const std::string problem = schema_problem(r); !problem.empty()) return problem;
     if (r.has_attr("/", "content") && r.attr_string("/", "content") == "candidate") {
       return "a candidate file (its outputs come from a kernel under test), not a golden file";
     }

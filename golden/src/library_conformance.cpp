@@ -3,9 +3,12 @@
 // check library so a difference is classified.
 #include "mxv/golden/library_conformance.h"
 
+#include <algorithm>
 #include <bit>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "mxv/check/quantize_specs.h"
 #include "mxv/reference/dequantize.h"
@@ -48,6 +51,17 @@ std::vector<std::uint8_t> crop_rows(const std::vector<std::uint8_t>& rows_in, st
     for (std::size_t c = 0; c < to; ++c) out[r * to + c] = rows_in[r * from + c];
   }
   return out;
+}
+
+// The fields of `text` between the separators `sep` ("a,b" -> {"a", "b"}; "" -> {""}).
+std::vector<std::string> fields_of(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t at = text.find(sep);; at = text.find(sep, start)) {
+    out.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) return out;
+    start = at + 1;
+  }
 }
 
 }  // namespace
@@ -98,26 +112,19 @@ GroupVerdict check_group(const CaptureGroup& g, const Recipe& recipe) {
   // A group that claims only some of its outputs (attribute `claimed`) is compared on those. Each
   // name it lists must be an output the group holds: a misspelt or missing one would otherwise
   // leave the group compared on nothing, and passing.
-  if (g.claimed) {
-    const auto holds = [&g](const std::string& output) {
-      if (output == "codes") return g.codes.has_value();
-      if (output == "scales") return g.scales.has_value();
-      if (output == "global_scale") return g.global_scale.has_value();
-      if (output == "dequantized") return g.dequantized.has_value();
-      reject(g, "claimed names '" + output + "', which is not an output (codes, scales, global_scale, dequantized)");
-    };
-    std::size_t start = 0;
-    for (std::size_t comma = g.claimed->find(','); ; comma = g.claimed->find(',', start)) {
-      const std::string output = g.claimed->substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (!holds(output)) reject(g, "claimed names '" + output + "', which the group does not hold");
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
+  const std::vector<std::string> claimed = g.claimed ? fields_of(*g.claimed, ',') : std::vector<std::string>{};
+  const auto holds = [&g](const std::string& output) {
+    if (output == "codes") return g.codes.has_value();
+    if (output == "scales") return g.scales.has_value();
+    if (output == "global_scale") return g.global_scale.has_value();
+    if (output == "dequantized") return g.dequantized.has_value();
+    reject(g, "claimed names '" + output + "', which is not an output (codes, scales, global_scale, dequantized)");
+  };
+  for (const std::string& output : claimed) {
+    if (!holds(output)) reject(g, "claimed names '" + output + "', which the group does not hold");
   }
-  auto claims = [&g](const std::string& output) {
-    if (!g.claimed) return true;
-    const std::string list = "," + *g.claimed + ",";
-    return list.find("," + output + ",") != std::string::npos;
+  auto claims = [&](const std::string& output) {
+    return !g.claimed || std::find(claimed.begin(), claimed.end(), output) != claimed.end();
   };
   if (g.codes && claims("codes")) {
     const auto& lib = *g.codes;
@@ -169,13 +176,7 @@ GroupVerdict check_group(const CaptureGroup& g, const Recipe& recipe) {
 GroupVerdict check_cast(const CaptureGroup& g, const std::string& convert) {
   if (g.error) reject(g, "the library refused this cast (" + *g.error + "); there is nothing to compare");
   if (!g.codes) reject(g, "a cast group without codes");
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (std::size_t colon = convert.find(':'); ; colon = convert.find(':', start)) {
-    parts.push_back(convert.substr(start, colon == std::string::npos ? std::string::npos : colon - start));
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
+  const std::vector<std::string> parts = fields_of(convert, ':');
   if (parts.size() != 4) reject(g, "convert '" + convert + "' is not format:rounding:saturation:dialect");
   const FloatFormat& format = format_by_name(parts[0]);
   const ConvertMode mode{rounding_by_name(parts[1]), saturation_by_name(parts[2]), dialect_by_name(parts[3])};

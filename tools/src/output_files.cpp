@@ -182,7 +182,7 @@ bool FileIdentity::same_file(const FileIdentity& other) const {
   return normal_path == other.normal_path;
 }
 
-OutputBatch::~OutputBatch() { remove_temps(); }
+OutputBatch::~OutputBatch() { remove_staged(); }
 
 void OutputBatch::input(std::string_view option, const std::string& path) { declare(option, path, false); }
 
@@ -226,23 +226,18 @@ void OutputBatch::set(std::string_view option, std::span<const std::uint8_t> byt
   set(option, std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
 }
 
-void OutputBatch::remove_temps() {
-  for (Entry& e : entries_) {
-    if (!e.temp.empty()) {
-      ::unlink(e.temp.c_str());
-      forget_temp(e.temp);
+void OutputBatch::remove_staged() {
+  // Each name is a recorded temporary (create_temp_beside, track_temp): removed and forgotten.
+  const auto discard = [](std::string& name) {
+    if (!name.empty()) {
+      ::unlink(name.c_str());
+      forget_temp(name);
     }
-    e.temp.clear();
-  }
-}
-
-void OutputBatch::drop_kept() {
+    name.clear();
+  };
   for (Entry& e : entries_) {
-    if (!e.kept.empty()) {
-      ::unlink(e.kept.c_str());
-      forget_temp(e.kept);
-    }
-    e.kept.clear();
+    discard(e.temp);
+    discard(e.kept);
   }
 }
 
@@ -288,7 +283,7 @@ void OutputBatch::commit() {
     try {
       e.temp = create_temp_beside(e.target);
     } catch (const std::runtime_error& error) {
-      remove_temps();
+      remove_staged();
       throw std::runtime_error(e.option + ": " + error.what());
     }
     const int fd = ::open(e.temp.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
@@ -296,7 +291,7 @@ void OutputBatch::commit() {
     const std::string why = errno_text();
     const bool closed = fd >= 0 && ::close(fd) == 0;
     if (!ok || !closed) {
-      remove_temps();
+      remove_staged();
       throw std::runtime_error(e.option + ": " + in_quotes(e.path) + " cannot be written: " + (ok ? errno_text() : why));
     }
   }
@@ -309,8 +304,7 @@ void OutputBatch::commit() {
     const std::string kept = e.temp + "-kept";
     if (!keep_previous(e.target, kept)) {
       const std::string why = errno_text();
-      remove_temps();
-      drop_kept();
+      remove_staged();
       throw std::runtime_error(e.option + ": " + in_quotes(e.path) +
                                " cannot be replaced safely: keeping the previous file aside: " + why);
     }
@@ -327,18 +321,14 @@ void OutputBatch::commit() {
       for (Entry* done : renamed) {
         const bool back = done->kept.empty() ? ::unlink(done->target.c_str()) == 0
                                              : std::rename(done->kept.c_str(), done->target.c_str()) == 0;
-        if (back) {
-          if (!done->kept.empty()) forget_temp(done->kept);
-          done->kept.clear();
-        } else {
+        if (!back) {  // a previous file that could not be put back stays, named in the message
           undo += "; " + in_quotes(done->path) + " could not be put back (" + errno_text() +
                   (done->kept.empty() ? std::string(")") : ", its previous file is " + in_quotes(done->kept) + ")");
-          forget_temp(done->kept);
-          done->kept.clear();  // left for the user, named in the message
         }
+        forget_temp(done->kept);  // renamed back, or left for the user: not to be removed either way
+        done->kept.clear();
       }
-      remove_temps();
-      drop_kept();
+      remove_staged();
       throw std::runtime_error(e.option + ": " + in_quotes(e.path) + " cannot be written: renaming into place: " + why +
                                (renamed.empty() ? std::string()
                                                 : undo.empty() ? "; the outputs renamed before it were put back" : undo));
@@ -347,7 +337,7 @@ void OutputBatch::commit() {
     e.temp.clear();
     renamed.push_back(&e);
   }
-  drop_kept();
+  remove_staged();  // the temporaries are renamed by now: this drops the second names
 }
 
 }  // namespace mxv::io

@@ -86,8 +86,8 @@ class OutputBatch {
   };
   void declare(std::string_view option, const std::string& path, bool is_output);
   Entry& output_entry(std::string_view option);
-  void remove_temps();
-  void drop_kept();
+  /// Removes every staged temporary and every second name of a replaced file that is still recorded.
+  void remove_staged();
   std::vector<Entry> entries_;
 };
 
